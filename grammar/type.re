@@ -1,0 +1,130 @@
+/* grammar/type.re: the lexer for textual types (re2c 3.0). The cursor lives
+ * in the LyParser; the buffer is NUL-terminated and a NUL before the end is
+ * an unexpected character. */
+#include "parse.h"
+#include "type.tab.h"
+
+#include <string.h>
+
+static LyLoc tok_loc(LyParser *p) {
+  return (LyLoc){p->line, (int)(p->tok - p->line_start) + 1};
+}
+
+static void set_loc(LyParser *p, LYT_LTYPE *l) {
+  l->first_line = l->last_line = p->line;
+  l->first_column = (int)(p->tok - p->line_start) + 1;
+  l->last_column = (int)(p->cur - p->line_start);
+}
+
+static int open_bracket(LyParser *p, char c) {
+  if (p->nopen == LYP_MAX_NEST) {
+    lyp_error(p, tok_loc(p), "brackets nested more than %d deep", LYP_MAX_NEST);
+    p->lex_error = true;
+    return LYT_LYT_UNDEF;
+  }
+  p->open[p->nopen].ch = c;
+  p->open[p->nopen++].loc = tok_loc(p);
+  return c;
+}
+
+static int close_bracket(LyParser *p, char c) {
+  static const char pairs[] = "<>()[]";
+  char want = pairs[strchr(pairs, c) - pairs - 1];
+  if (p->nopen == 0 || p->open[p->nopen - 1].ch != want) {
+    if (p->nopen == 0)
+      lyp_error(p, tok_loc(p), "unbalanced '%c': nothing is open here", c);
+    else
+      lyp_error(p, tok_loc(p), "'%c' does not close '%c' opened at column %d", c, p->open[p->nopen - 1].ch,
+                p->open[p->nopen - 1].loc.col);
+    p->lex_error = true;
+    return LYT_LYT_UNDEF;
+  }
+  p->nopen--;
+  return c;
+}
+
+int lyt_lex(LYT_STYPE *val, LYT_LTYPE *loc, LyParser *p) {
+  const char *YYMARKER = NULL;
+  bool after_dim;
+again:
+  after_dim = p->after_dim;
+  p->after_dim = false;
+  p->tok = p->cur;
+  if (after_dim && p->cur < p->lim && *p->cur == 'x') {
+    p->cur++;
+    set_loc(p, loc);
+    return LYT_X;
+  }
+  /*!re2c
+    re2c:define:YYCTYPE = "unsigned char";
+    re2c:define:YYCURSOR = "p->cur";
+    re2c:define:YYLIMIT = "p->lim";
+    re2c:yyfill:enable = 0;
+    re2c:eof = 0;
+
+    digit = [0-9];
+    ident = [a-zA-Z_][a-zA-Z0-9_]*;
+
+    $ { set_loc(p, loc); return LYT_YYEOF; }
+    [ \t\r]+ { goto again; }
+    "\n" { p->line++; p->line_start = p->cur; goto again; }
+    "//" [^\n\x00]* { goto again; }
+
+    "tensor" { set_loc(p, loc); return LYT_TENSOR; }
+    "tiled_layout" { set_loc(p, loc); return LYT_TILED; }
+    "strided" { set_loc(p, loc); return LYT_STRIDED; }
+    "offset" { set_loc(p, loc); return LYT_OFFSET; }
+    "any" { set_loc(p, loc); return LYT_ANY; }
+    "memspace" { set_loc(p, loc); return LYT_MEMSPACE; }
+    "layout" { set_loc(p, loc); return LYT_LAYOUT; }
+    "size" { set_loc(p, loc); return LYT_SIZE; }
+    "floordiv" { set_loc(p, loc); return LYT_FLOORDIV; }
+    "mod" { set_loc(p, loc); return LYT_MOD; }
+
+    digit+ {
+      set_loc(p, loc);
+      int64_t v = 0;
+      for (const char *s = p->tok; s < p->cur; s++)
+        if (!ly_mul(v, 10, &v) || !ly_add(v, *s - '0', &v)) {
+          lyp_error(p, tok_loc(p), "integer %.*s does not fit in 64 bits", (int)(p->cur - p->tok) > 40 ? 40 : (int)(p->cur - p->tok), p->tok);
+          p->lex_error = true;
+          return LYT_LYT_UNDEF;
+        }
+      val->num = v;
+      p->after_dim = true;
+      return LYT_INTEGER;
+    }
+    ident {
+      set_loc(p, loc);
+      val->str.s = p->tok;
+      val->str.len = (int)(p->cur - p->tok);
+      return LYT_IDENT;
+    }
+    ["] [^"\n\x00]* ["] {
+      set_loc(p, loc);
+      val->str.s = p->tok + 1;
+      val->str.len = (int)(p->cur - p->tok) - 2;
+      return LYT_STRING;
+    }
+    ["] {
+      lyp_error(p, tok_loc(p), "string opened here is never closed");
+      p->lex_error = true;
+      set_loc(p, loc);
+      return LYT_LYT_UNDEF;
+    }
+    "?" { set_loc(p, loc); p->after_dim = true; return '?'; }
+    [<([] { set_loc(p, loc); return open_bracket(p, (char)p->tok[0]); }
+    [>)\]] { set_loc(p, loc); return close_bracket(p, (char)p->tok[0]); }
+    [,:*+\-] { set_loc(p, loc); return p->tok[0]; }
+    * {
+      set_loc(p, loc);
+      unsigned char c = (unsigned char)p->tok[0];
+      if (c >= 0x20 && c < 0x7f)
+        lyp_error(p, tok_loc(p), "unexpected character '%c'", c);
+      else
+        lyp_error(p, tok_loc(p), "unexpected byte 0x%02x", c);
+      p->lex_error = true;
+      return LYT_LYT_UNDEF;
+    }
+  */
+}

@@ -1,0 +1,346 @@
+/* grammar/type.y: the grammar of textual tensor types (SPEC §2). Semantic
+ * values are integers and slices of the input, so error recovery has nothing
+ * to free; the parsed type lands in LyParser.ast. */
+%code requires {
+#include "parse.h"
+}
+
+%define api.prefix {lyt_}
+%define api.pure full
+%define api.token.prefix {LYT_}
+%define parse.error custom
+%locations
+%expect 0
+%parse-param {LyParser *p}
+%lex-param {LyParser *p}
+
+%union {
+  int64_t num;
+  struct { const char *s; int len; } str;
+}
+
+%code {
+#include <stdio.h>
+#include <string.h>
+int lyt_lex(LYT_STYPE *val, LYT_LTYPE *loc, LyParser *p);
+static void lyt_error(LYT_LTYPE *loc, LyParser *p, const char *msg);
+static LyLoc L(LYT_LTYPE l) { return (LyLoc){l.first_line, l.first_column}; }
+static bool add_dim(LyParser *p, int64_t v, LYT_LTYPE l);
+static bool set_element(LyParser *p, const char *s, int len, LYT_LTYPE l);
+static bool begin_layout(LyParser *p, LySpecKind k, LYT_LTYPE l);
+static bool set_memspace(LyParser *p, int64_t num, const char *s, int len, LYT_LTYPE l);
+static bool add_perm(LyParser *p, int64_t v, LYT_LTYPE l);
+static bool begin_tile(LyParser *p, LYT_LTYPE l);
+static bool add_tile_entry(LyParser *p, int64_t v, LYT_LTYPE l);
+static bool add_stride(LyParser *p, int64_t v, LYT_LTYPE l);
+static bool add_term(LyParser *p, int64_t coef, const char *s, int len, LYT_LTYPE l);
+static bool end_digit(LyParser *p, int64_t div, int64_t mod, int64_t stride, LYT_LTYPE l);
+#define CHECK(x) do { if (!(x)) YYABORT; } while (0)
+}
+
+%token <num> INTEGER "integer"
+%token <str> IDENT "identifier"
+%token <str> STRING "string"
+%token TENSOR "'tensor'" TILED "'tiled_layout'" STRIDED "'strided'" OFFSET "'offset'"
+%token ANY "'any'" MEMSPACE "'memspace'" LAYOUT "'layout'" SIZE "'size'"
+%token FLOORDIV "'floordiv'" MOD "'mod'" X "'x'"
+
+%type <num> sint stride_value div_opt mod_opt
+
+%%
+
+type: TENSOR '<' shape element attrs '>'
+    ;
+
+shape: %empty
+     | shape dim X
+     ;
+
+dim: INTEGER { CHECK(add_dim(p, $1, @1)); }
+   | '?'     { CHECK(add_dim(p, LY_DYNAMIC, @1)); }
+   ;
+
+element: IDENT { CHECK(set_element(p, $1.s, $1.len, @1)); }
+       ;
+
+attrs: %empty
+     | attrs ',' attr
+     ;
+
+attr: layout
+    | MEMSPACE '<' INTEGER '>' { CHECK(set_memspace(p, $3, NULL, 0, @1)); }
+    | MEMSPACE '<' STRING '>'  { CHECK(set_memspace(p, 0, $3.s, $3.len, @1)); }
+    ;
+
+layout: TILED { CHECK(begin_layout(p, LYS_TILED, @1)); } '<' '<' perm_opt '>' tiled_items '>'
+      | STRIDED { CHECK(begin_layout(p, LYS_STRIDED, @1)); } '<' '[' strides_opt ']' strided_offset '>'
+      | STRING { CHECK(begin_layout(p, LYS_TAG, @1));
+                 p->ast.spec.tag = $1.s; p->ast.spec.tag_len = (size_t)$1.len; }
+      | ANY { CHECK(begin_layout(p, LYS_ANY, @1)); }
+      | LAYOUT { CHECK(begin_layout(p, LYS_GENERAL, @1)); } '<' '[' digits_opt ']' general_opts '>'
+      ;
+
+perm_opt: %empty
+        | perm
+        ;
+
+perm: INTEGER          { CHECK(add_perm(p, $1, @1)); }
+    | perm ',' INTEGER { CHECK(add_perm(p, $3, @3)); }
+    ;
+
+tiled_items: %empty
+           | tiled_items ',' tile
+           | tiled_items ',' INTEGER { CHECK(set_memspace(p, $3, NULL, 0, @3)); p->tiled_ms = true; }
+           ;
+
+tile: '(' { CHECK(begin_tile(p, @1)); } tile_entries ')'
+    ;
+
+tile_entries: tile_entry
+            | tile_entries ',' tile_entry
+            ;
+
+tile_entry: INTEGER { if ($1 == 0) { lyp_error(p, L(@1), "tile size must be positive"); YYABORT; }
+                      CHECK(add_tile_entry(p, $1, @1)); }
+          | '*'     { CHECK(add_tile_entry(p, 0, @1)); }
+          ;
+
+strides_opt: %empty
+           | strides
+           ;
+
+strides: stride_value             { CHECK(add_stride(p, $1, @1)); }
+       | strides ',' stride_value { CHECK(add_stride(p, $3, @3)); }
+       ;
+
+stride_value: sint { $$ = $1; }
+            | '?'  { $$ = LY_DYNAMIC; }
+            ;
+
+sint: INTEGER     { $$ = $1; }
+    | '-' INTEGER { $$ = -$2; }
+    ;
+
+strided_offset: %empty
+              | ',' OFFSET ':' stride_value { p->ast.spec.offset = $4; }
+              ;
+
+digits_opt: %empty
+          | digits
+          ;
+
+digits: digit
+      | digits ',' digit
+      ;
+
+digit: '(' { p->cur_terms = 0; memset(p->cur_coef, 0, sizeof p->cur_coef); } lin ')' div_opt mod_opt '*' sint
+       { CHECK(end_digit(p, $5, $6, $8, @1)); }
+     ;
+
+lin: term
+   | lin '+' term
+   ;
+
+term: IDENT             { CHECK(add_term(p, 1, $1.s, $1.len, @1)); }
+    | INTEGER '*' IDENT { CHECK(add_term(p, $1, $3.s, $3.len, @3)); }
+    ;
+
+div_opt: %empty           { $$ = 1; }
+       | FLOORDIV INTEGER { $$ = $2; if ($2 == 0) { lyp_error(p, L(@2), "floordiv by zero"); YYABORT; } }
+       ;
+
+mod_opt: %empty      { $$ = 0; }
+       | MOD INTEGER { $$ = $2; if ($2 == 0) { lyp_error(p, L(@2), "mod by zero"); YYABORT; } }
+       ;
+
+general_opts: %empty
+            | general_opts ',' OFFSET ':' sint { p->ast.spec.offset = $5; }
+            | general_opts ',' SIZE ':' INTEGER { p->ast.spec.size = $5; }
+            ;
+
+%%
+
+static void lyt_error(LYT_LTYPE *loc, LyParser *p, const char *msg) {
+  if (!p->lex_error)
+    lyp_error(p, L(*loc), "%s", msg);
+}
+
+static const char *describe_token(LyParser *p, yysymbol_kind_t k, char *buf, size_t n) {
+  if (k == YYSYMBOL_YYEOF)
+    return "end of input";
+  int len = (int)(p->cur - p->tok);
+  snprintf(buf, n, "'%.*s'", len > 32 ? 32 : len, p->tok);
+  return buf;
+}
+
+static int yyreport_syntax_error(const yypcontext_t *ctx, LyParser *p) {
+  if (p->lex_error)
+    return 0;
+  yysymbol_kind_t la = yypcontext_token(ctx);
+  LYT_LTYPE *loc = yypcontext_location(ctx);
+  if (la == YYSYMBOL_YYEOF && p->nopen > 0) {
+    lyp_error(p, L(*loc), "'%c' opened at column %d is never closed", p->open[p->nopen - 1].ch,
+              p->open[p->nopen - 1].loc.col);
+    return 0;
+  }
+  yysymbol_kind_t exp[8];
+  int n = yypcontext_expected_tokens(ctx, exp, 8);
+  LyBuf b;
+  ly_buf_init(&b);
+  if (n > 0 && n <= 6) {
+    ly_buf_puts(&b, "expected ");
+    for (int i = 0; i < n; i++) {
+      const char *name = yysymbol_name(exp[i]);
+      if (exp[i] == YYSYMBOL_YYEOF)
+        name = "end of input";
+      ly_buf_printf(&b, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ", name);
+    }
+  } else {
+    ly_buf_puts(&b, "unexpected token");
+  }
+  char tb[48];
+  ly_buf_printf(&b, ", found %s", describe_token(p, la, tb, sizeof tb));
+  if (la == YYSYMBOL_YYEOF || p->tok >= p->lim)
+    ; /* nothing trails */
+  else if (yypcontext_expected_tokens(ctx, exp, 8) == 1 && exp[0] == YYSYMBOL_YYEOF)
+    ly_buf_puts(&b, " (trailing text after the type)");
+  lyp_error(p, L(*loc), "%s", b.oom ? "syntax error" : ly_buf_cstr(&b));
+  ly_buf_free(&b);
+  return 0;
+}
+
+static bool add_dim(LyParser *p, int64_t v, LYT_LTYPE l) {
+  if (p->ast.rank == LY_MAX_RANK) {
+    lyp_error(p, L(l), "rank exceeds the maximum of %d", LY_MAX_RANK);
+    return false;
+  }
+  p->ast.dim_loc[p->ast.rank] = L(l);
+  p->ast.dims[p->ast.rank++] = v;
+  return true;
+}
+
+static bool set_element(LyParser *p, const char *s, int len, LYT_LTYPE l) {
+  for (int e = 0; e < LY_ELEM_COUNT; e++) {
+    const char *n = lyElemGetName((LyElem)e);
+    if ((int)strlen(n) == len && !memcmp(n, s, (size_t)len)) {
+      p->ast.elem = (LyElem)e;
+      return true;
+    }
+  }
+  lyp_error(p, L(l), "unknown element type '%.*s' (expected i1, i2, i4, i8, i16, i32, i64, f16, bf16, f32, "
+                     "f64, f8E4M3FN or f8E5M2)", len > 32 ? 32 : len, s);
+  return false;
+}
+
+static bool begin_layout(LyParser *p, LySpecKind k, LYT_LTYPE l) {
+  if (p->have_layout) {
+    lyp_error(p, L(l), "a type has at most one layout; another begins at column %d", p->layout_loc.col);
+    return false;
+  }
+  p->have_layout = true;
+  p->layout_loc = L(l);
+  p->ast.spec.kind = k;
+  p->ast.spec.loc = L(l);
+  return true;
+}
+
+static bool set_memspace(LyParser *p, int64_t num, const char *s, int len, LYT_LTYPE l) {
+  if (p->have_ms) {
+    lyp_error(p, L(l), "a type has at most one memory space; another is given at column %d", p->ms_loc.col);
+    return false;
+  }
+  p->have_ms = true;
+  p->ms_loc = L(l);
+  p->ast.ms_num = num;
+  p->ast.ms_str = s;
+  p->ast.ms_str_len = (size_t)len;
+  return true;
+}
+
+static bool add_perm(LyParser *p, int64_t v, LYT_LTYPE l) {
+  LySpec *s = &p->ast.spec;
+  if (s->nperm == LY_MAX_RANK || v >= LY_MAX_RANK) {
+    lyp_error(p, L(l), "tiled_layout order has more than %d dims", LY_MAX_RANK);
+    return false;
+  }
+  s->perm[s->nperm++] = (int)v;
+  return true;
+}
+
+static bool begin_tile(LyParser *p, LYT_LTYPE l) {
+  LySpec *s = &p->ast.spec;
+  if (p->tiled_ms) {
+    lyp_error(p, L(l), "the memory space must be the last entry of tiled_layout");
+    return false;
+  }
+  if (s->ntiles == LY_MAX_TILES) {
+    lyp_error(p, L(l), "tiled_layout has more than %d tiles", LY_MAX_TILES);
+    return false;
+  }
+  s->tiles[s->ntiles].loc = L(l);
+  s->tiles[s->ntiles++].n = 0;
+  return true;
+}
+
+static bool add_tile_entry(LyParser *p, int64_t v, LYT_LTYPE l) {
+  LyTile *t = &p->ast.spec.tiles[p->ast.spec.ntiles - 1];
+  if (t->n == LY_MAX_RANK) {
+    lyp_error(p, L(l), "tile has more than %d dims", LY_MAX_RANK);
+    return false;
+  }
+  t->size[t->n++] = v;
+  return true;
+}
+
+static bool add_stride(LyParser *p, int64_t v, LYT_LTYPE l) {
+  LySpec *s = &p->ast.spec;
+  if (s->nstrides == LY_MAX_RANK) {
+    lyp_error(p, L(l), "strided layout has more than %d strides", LY_MAX_RANK);
+    return false;
+  }
+  s->strides[s->nstrides++] = v;
+  return true;
+}
+
+static bool add_term(LyParser *p, int64_t coef, const char *s, int len, LYT_LTYPE l) {
+  int d = 0;
+  bool ok = len >= 2 && len <= 3 && s[0] == 'd';
+  for (int i = 1; ok && i < len; i++)
+    ok = s[i] >= '0' && s[i] <= '9', d = d * 10 + (s[i] - '0');
+  if (!ok || d >= LY_MAX_RANK) {
+    lyp_error(p, L(l), "expected a dim reference d0..d%d, found '%.*s'", LY_MAX_RANK - 1, len > 32 ? 32 : len, s);
+    return false;
+  }
+  if (coef == 0) {
+    lyp_error(p, L(l), "a dim coefficient must be positive");
+    return false;
+  }
+  if (!ly_add(p->cur_coef[d], coef, &p->cur_coef[d])) {
+    lyp_error(p, L(l), "coefficient does not fit in 64 bits");
+    return false;
+  }
+  p->cur_dim = d;
+  p->cur_terms++;
+  return true;
+}
+
+static bool end_digit(LyParser *p, int64_t div, int64_t mod, int64_t stride, LYT_LTYPE l) {
+  LySpec *s = &p->ast.spec;
+  if (s->ndigits == LY_MAX_DIGITS) {
+    lyp_error(p, L(l), "layout has more than %d digits", LY_MAX_DIGITS);
+    return false;
+  }
+  LyDigit *g = &s->digits[s->ndigits];
+  g->stride = stride;
+  g->div = div;
+  g->wrap = mod != 0;
+  g->ext = mod;
+  bool simple = p->cur_terms == 1 && p->cur_coef[p->cur_dim] == 1;
+  g->dim = simple ? p->cur_dim : -1;
+  if (!simple) {
+    memcpy(p->gcoef[s->ndigits], p->cur_coef, sizeof p->cur_coef);
+    g->coef = p->gcoef[s->ndigits];
+  }
+  s->ndigits++;
+  return true;
+}

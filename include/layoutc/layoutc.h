@@ -1,0 +1,131 @@
+/* layoutc public C API: tensor types with physical layouts, their canonical
+ * descriptors, and geometry queries.
+ *
+ * Ownership: a context owns every type it creates. Types are interned: two
+ * types with the same element-offset map, dims, element type, memory space and
+ * allocation are the same object, so equality is handle equality. Types live
+ * until the context is destroyed. Strings returned by the printer are owned by
+ * the caller (free with lyStringFree). Nothing in this library prints or exits:
+ * problems with user input are reported through the context's diagnostic
+ * handler and a null handle or an error status. */
+#ifndef LAYOUTC_LAYOUTC_H
+#define LAYOUTC_LAYOUTC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest rank a type may have. */
+#define LY_MAX_RANK 16
+/* A dim, stride or offset whose value is not known statically ('?'). */
+#define LY_DYNAMIC INT64_MIN
+
+typedef struct { void *ptr; } LyContext;
+typedef struct { const void *ptr; } LyType;
+
+static inline int lyContextIsNull(LyContext c) { return c.ptr == NULL; }
+static inline int lyTypeIsNull(LyType t) { return t.ptr == NULL; }
+static inline int lyTypeEqual(LyType a, LyType b) { return a.ptr == b.ptr; }
+
+typedef enum {
+  LY_OK = 0,
+  LY_ERROR_INVALID,   /* bad argument or malformed input */
+  LY_ERROR_DYNAMIC,   /* the answer depends on a dynamic ('?') value */
+  LY_ERROR_ANY,       /* the layout is 'any': not chosen yet */
+  LY_ERROR_RANGE,     /* an index is out of range */
+  LY_ERROR_OVERFLOW,  /* a size does not fit in 64 bits */
+  LY_ERROR_UNKNOWN,   /* the property cannot be decided cheaply */
+  LY_ERROR_NOMEM      /* allocation failed */
+} LyStatus;
+
+typedef enum {
+  LY_ELEM_I1, LY_ELEM_I2, LY_ELEM_I4, LY_ELEM_I8, LY_ELEM_I16, LY_ELEM_I32,
+  LY_ELEM_I64, LY_ELEM_F16, LY_ELEM_BF16, LY_ELEM_F32, LY_ELEM_F64,
+  LY_ELEM_F8E4M3FN, LY_ELEM_F8E5M2,
+  LY_ELEM_COUNT
+} LyElem;
+
+/* --- Diagnostics ---------------------------------------------------------- */
+
+typedef enum { LY_SEVERITY_ERROR, LY_SEVERITY_WARNING, LY_SEVERITY_NOTE } LySeverity;
+
+typedef struct {
+  LySeverity severity;
+  const char *source_name; /* e.g. "<input>"; NULL when not tied to text */
+  int line, column;        /* 1-based; 0 when unknown */
+  const char *source_line; /* the whole line (no newline), or NULL */
+  int source_line_len;
+  const char *message;
+} LyDiagnostic;
+
+/* Called once per diagnostic; the pointers are valid only during the call. */
+typedef void (*LyDiagnosticHandler)(const LyDiagnostic *diag, void *user);
+
+/* Formats a diagnostic as `name:line:col: error: msg`, the source line and a
+ * caret, into the stream (a FILE *). Suitable as a handler. */
+void lyDiagnosticPrintToFile(const LyDiagnostic *diag, void *file);
+
+/* --- Context -------------------------------------------------------------- */
+
+/* Creates a context; returns a null handle if memory is exhausted. The default
+ * handler discards diagnostics. */
+LyContext lyContextCreate(void);
+void lyContextDestroy(LyContext ctx);
+void lyContextSetDiagnosticHandler(LyContext ctx, LyDiagnosticHandler h, void *user);
+
+/* --- Types ---------------------------------------------------------------- */
+
+/* Parses `tensor<...>`. `name` labels diagnostics (NULL means "<input>").
+ * Returns a null handle after reporting a diagnostic on bad input. */
+LyType lyTypeParse(LyContext ctx, const char *text, size_t len, const char *name);
+
+/* Builds the dense row-major type of the given dims (LY_DYNAMIC allowed). */
+LyType lyTypeGetRowMajor(LyContext ctx, LyElem elem, int rank, const int64_t *dims);
+
+/* Element type names and widths. */
+const char *lyElemGetName(LyElem e);
+int lyElemGetBits(LyElem e);
+
+int lyTypeGetRank(LyType t);
+int64_t lyTypeGetDim(LyType t, int dim);           /* LY_DYNAMIC if '?' */
+LyElem lyTypeGetElement(LyType t);
+/* The memory space: returns 0 for the default space, 1 for an integer space
+ * (stored in *num), 2 for a named one (*str, owned by the context). */
+int lyTypeGetMemorySpace(LyType t, int64_t *num, const char **str);
+
+int lyTypeIsAny(LyType t);          /* layout not chosen yet */
+int lyTypeIsDynamic(LyType t);      /* some dim, stride or offset is '?' */
+int lyTypeIsContiguous(LyType t);   /* dense row-major, no padding, offset 0 */
+/* Sets *out to whether no two elements share storage. LY_ERROR_UNKNOWN when
+ * the layout is too large to decide exactly. */
+LyStatus lyTypeIsInjective(LyType t, int *out);
+
+/* A stable 64-bit hash: the same for equal types in every context and run. */
+uint64_t lyTypeGetHash(LyType t);
+
+LyStatus lyTypeGetNumel(LyType t, int64_t *out);
+/* Allocation in elements (padding included) and in bytes (sub-byte packed). */
+LyStatus lyTypeGetAllocElements(LyType t, int64_t *out);
+LyStatus lyTypeGetSizeBytes(LyType t, int64_t *out);
+/* Offset in elements of the element at idx[rank]. */
+LyStatus lyTypeGetOffset(LyType t, const int64_t *idx, int64_t *out);
+/* When every dim maps to one stride (MLIR strided form), writes strides in
+ * bytes (elements for sub-byte types) and the base offset in elements. */
+LyStatus lyTypeGetStrides(LyType t, int64_t *strides, int64_t *offset);
+
+/* Prints the canonical spelling. The callback may be called several times
+ * with consecutive pieces. */
+typedef void (*LyStringCallback)(const char *piece, size_t len, void *user);
+void lyTypePrint(LyType t, LyStringCallback cb, void *user);
+/* Convenience: the canonical spelling as a malloc'd NUL-terminated string
+ * (NULL if memory is exhausted); release with lyStringFree. */
+char *lyTypeToString(LyType t);
+void lyStringFree(char *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,692 @@
+/* desc/build: lowers every layout spelling (row-major, tiled_layout,
+ * strided, format tag, general) to digits, with located diagnostics for
+ * layouts that are malformed or meaningless. */
+#include "desc/desc.h"
+
+#include <ctype.h>
+#include <string.h>
+
+typedef struct {
+  LyCtx *ctx;
+  const LyTypeAst *ast;
+  LyArena scratch;
+} Builder;
+
+static void error_at(Builder *b, LyLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void error_at(Builder *b, LyLoc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  ly_diag_vemit(&b->ctx->diag, LY_SEVERITY_ERROR, b->ast->src, loc, fmt, ap);
+  va_end(ap);
+}
+
+static bool has_dynamic_dim(const LyTypeAst *a) {
+  for (int d = 0; d < a->rank; d++)
+    if (a->dims[d] == LY_DYNAMIC)
+      return true;
+  return false;
+}
+
+/* ===== Format tags (oneDNN) ================================================ */
+
+static const char *const families[] = {"abcdefghijkl", "ncdhw", "goidhw", "tnc", "x"};
+static const char *const family_names[] = {"abstract", "activation", "weights", "sequence", "plain 1-D"};
+
+bool lyd_tag_parse(const char *tag, size_t len, int rank, LyTagInfo *out, int *err_col, LyBuf *err) {
+  memset(out, 0, sizeof *out);
+  char letters[LY_MAX_RANK];
+  int cols[LY_MAX_RANK];
+  bool upper[LY_MAX_RANK];
+  int n = 0;
+  size_t i = 0;
+  *err_col = 0;
+  if (len == 0) {
+    ly_buf_puts(err, "empty format tag");
+    return false;
+  }
+  for (; i < len && isalpha((unsigned char)tag[i]); i++) {
+    char c = (char)tolower((unsigned char)tag[i]);
+    for (int k = 0; k < n; k++)
+      if (letters[k] == c) {
+        *err_col = (int)i;
+        ly_buf_printf(err, "dim '%c' appears twice in format tag", c);
+        return false;
+      }
+    if (n == LY_MAX_RANK) {
+      *err_col = (int)i;
+      ly_buf_printf(err, "format tag has more than %d dims", LY_MAX_RANK);
+      return false;
+    }
+    cols[n] = (int)i;
+    upper[n] = isupper((unsigned char)tag[i]);
+    letters[n++] = c;
+  }
+  if (n == 0) {
+    *err_col = (int)i;
+    ly_buf_puts(err, "format tag must start with its dim letters");
+    return false;
+  }
+  /* Pick the family: abstract when the letters are a.. exactly, else the
+   * first named family holding every letter. */
+  int fam = -1;
+  bool abstract_ok = true;
+  for (int k = 0; k < n; k++)
+    if (letters[k] < 'a' || letters[k] >= 'a' + n)
+      abstract_ok = false;
+  if (abstract_ok)
+    fam = 0;
+  for (int f = 1; f < 5 && fam < 0; f++) {
+    bool all = true;
+    for (int k = 0; k < n; k++)
+      all = all && strchr(families[f], letters[k]);
+    if (all)
+      fam = f;
+  }
+  if (fam < 0) {
+    /* Explain: either letters of two families, or an abstract tag with a gap. */
+    bool all_abstract = true;
+    for (int k = 0; k < n; k++)
+      all_abstract = all_abstract && strchr(families[0], letters[k]);
+    if (all_abstract) {
+      for (int k = 0; k < n; k++) {
+        bool found = false;
+        for (int j = 0; j < n; j++)
+          found = found || letters[j] == 'a' + k;
+        if (!found) {
+          ly_buf_printf(err, "format tag with %d dims must use letters 'a' to '%c': '%c' is missing", n,
+                        'a' + n - 1, 'a' + k);
+          return false;
+        }
+      }
+    }
+    int bad = -1, f0 = -1;
+    for (int f = 1; f < 5 && bad < 0; f++) {
+      if (!strchr(families[f], letters[0]))
+        continue;
+      f0 = f;
+      for (int k = 1; k < n; k++)
+        if (!strchr(families[f], letters[k])) {
+          bad = k;
+          break;
+        }
+    }
+    if (f0 < 0 || bad < 0) {
+      ly_buf_printf(err, "'%c' is not a dim letter of any format tag family", letters[0]);
+      return false;
+    }
+    *err_col = cols[bad];
+    ly_buf_printf(err, "format tag mixes families: '%c' is not %s %s dim like '%c'", letters[bad],
+                  f0 == 1 ? "an" : "a", family_names[f0], letters[0]);
+    return false;
+  }
+  if (n != rank) {
+    ly_buf_printf(err, "format tag has %d dims but the type has rank %d", n, rank);
+    return false;
+  }
+  /* Logical position of each letter: its rank within the family order. */
+  int pos[LY_MAX_RANK];
+  for (int k = 0; k < n; k++) {
+    int p = 0;
+    const char *fl = families[fam];
+    for (int j = 0; j < n; j++)
+      if (strchr(fl, letters[j]) < strchr(fl, letters[k]))
+        p++;
+    pos[k] = p;
+    out->order[k] = p;
+  }
+  /* Inner blocks: <number><letter> groups. */
+  while (i < len) {
+    size_t start = i;
+    int64_t v = 0;
+    if (!isdigit((unsigned char)tag[i])) {
+      *err_col = (int)i;
+      ly_buf_printf(err, "expected a block size (digits) in format tag, found '%c'", tag[i]);
+      return false;
+    }
+    for (; i < len && isdigit((unsigned char)tag[i]); i++)
+      if (!ly_mul(v, 10, &v) || !ly_add(v, tag[i] - '0', &v)) {
+        *err_col = (int)start;
+        ly_buf_puts(err, "block size does not fit in 64 bits");
+        return false;
+      }
+    if (v == 0) {
+      *err_col = (int)start;
+      ly_buf_puts(err, "block size must be positive");
+      return false;
+    }
+    if (i == len || !isalpha((unsigned char)tag[i])) {
+      *err_col = (int)i;
+      ly_buf_printf(err, "block size %lld is not followed by a dim letter", (long long)v);
+      return false;
+    }
+    char c = tag[i];
+    int k = 0;
+    while (k < n && letters[k] != tolower((unsigned char)c))
+      k++;
+    if (k == n) {
+      *err_col = (int)i;
+      ly_buf_printf(err, "block on '%c', which is not a dim of the format tag", c);
+      return false;
+    }
+    if (isupper((unsigned char)c)) {
+      *err_col = (int)i;
+      ly_buf_printf(err, "inner block letters are lower-case: write '%c'", tolower((unsigned char)c));
+      return false;
+    }
+    if (!upper[k]) {
+      *err_col = cols[k];
+      ly_buf_printf(err, "dim '%c' has an inner block, so it is written '%c' in the outer dims", c,
+                    toupper((unsigned char)c));
+      return false;
+    }
+    if (out->nblocks == LY_MAX_BLOCKS) {
+      *err_col = (int)start;
+      ly_buf_printf(err, "format tag has more than %d inner blocks", LY_MAX_BLOCKS);
+      return false;
+    }
+    out->block_dim[out->nblocks] = pos[k];
+    out->block_size[out->nblocks++] = v;
+    i++;
+  }
+  return true;
+}
+
+int lyd_tag_digits(const LyTagInfo *tag, int rank, const int64_t *dims, LyDigit *out, int64_t *alloc) {
+  int64_t bprod[LY_MAX_RANK];
+  for (int d = 0; d < rank; d++)
+    bprod[d] = 1;
+  for (int j = 0; j < tag->nblocks; j++)
+    if (!ly_mul(bprod[tag->block_dim[j]], tag->block_size[j], &bprod[tag->block_dim[j]]))
+      return -1;
+  int n = 0;
+  int64_t stride = 1, inner[LY_MAX_RANK];
+  for (int d = 0; d < rank; d++)
+    inner[d] = 1;
+  /* oneDNN fill_blocked: innermost block dense, then outer dims inside-out. */
+  for (int j = tag->nblocks - 1; j >= 0; j--) {
+    int d = tag->block_dim[j];
+    out[n++] = (LyDigit){.stride = stride, .div = inner[d], .ext = tag->block_size[j], .wrap = true, .dim = d};
+    if (!ly_mul(inner[d], tag->block_size[j], &inner[d]) || !ly_mul(stride, tag->block_size[j], &stride))
+      return -1;
+  }
+  for (int k = rank - 1; k >= 0; k--) {
+    int d = tag->order[k];
+    int64_t outer = ly_ceil_div(dims[d], bprod[d]);
+    out[n++] = (LyDigit){.stride = stride, .div = bprod[d], .ext = outer, .dim = d};
+    if (!ly_mul(stride, outer, &stride))
+      return -1;
+  }
+  *alloc = stride;
+  return n;
+}
+
+static bool build_tag(Builder *b, LyTypeImpl *t, LyDigit *g) {
+  const LySpec *s = &b->ast->spec;
+  LyTagInfo info;
+  LyBuf msg;
+  int col;
+  ly_buf_init(&msg);
+  bool ok = lyd_tag_parse(s->tag, s->tag_len, t->rank, &info, &col, &msg);
+  if (!ok) {
+    error_at(b, (LyLoc){s->loc.line, s->loc.col + 1 + col}, "%s", ly_buf_cstr(&msg));
+    ly_buf_free(&msg);
+    return false;
+  }
+  ly_buf_free(&msg);
+  if (has_dynamic_dim(b->ast)) {
+    LyBuf sp;
+    ly_buf_init(&sp);
+    bool plain = info.nblocks == 0, ident = true;
+    for (int k = 0; k < t->rank; k++)
+      ident = ident && info.order[k] == k;
+    if (!(plain && ident))
+      lyd_tag_print(&info, t->rank, &sp);
+    t->kind = LYD_SYMBOLIC;
+    t->symbolic = ly_arena_strndup(&b->scratch, ly_buf_cstr(&sp), sp.len);
+    ly_buf_free(&sp);
+    return t->symbolic != NULL;
+  }
+  int n = lyd_tag_digits(&info, t->rank, t->dims, g, &t->alloc);
+  if (n < 0) {
+    error_at(b, s->loc, "allocation of this format tag overflows 64 bits");
+    return false;
+  }
+  t->ndigits = n;
+  return true;
+}
+
+/* ===== tiled_layout (XLA tiling) ============================================ */
+
+/* A physical dim during tiling is a list of pieces, outermost first; each
+ * piece is a digit (without stride) and a span: the extent it occupies in the
+ * tiled shape (the outermost piece of a dim may be padded: span > range). */
+typedef struct {
+  LyDigit g;
+  int64_t span;
+} Piece;
+
+typedef struct {
+  int n;
+  Piece p[LY_MAX_DIGITS];
+} PhysDim;
+
+#define MAX_PHYS 64
+
+/* floor(p / q) as a piece; false if not expressible as one digit. */
+static bool piece_div(const Piece *p, int64_t q, Piece *out) {
+  *out = *p;
+  if (p->g.wrap && p->g.ext <= q) { /* value < q: the quotient is 0 */
+    out->g = (LyDigit){.div = 1, .ext = 1, .wrap = true, .dim = p->g.dim >= 0 ? p->g.dim : 0};
+    out->span = ly_ceil_div(p->span, q);
+    return true;
+  }
+  if (p->g.wrap && p->g.ext % q != 0)
+    return false;
+  if (!ly_mul(p->g.div, q, &out->g.div))
+    return false;
+  out->g.ext = p->g.wrap ? p->g.ext / q : ly_ceil_div(p->g.ext, q);
+  out->span = ly_ceil_div(p->span, q);
+  return true;
+}
+
+/* p mod q as a piece of span q. */
+static bool piece_mod(const Piece *p, int64_t q, Piece *out) {
+  *out = *p;
+  out->span = q;
+  if (!p->g.wrap) {
+    out->g.wrap = true, out->g.ext = q;
+    return true;
+  }
+  if (p->g.ext <= q)
+    return true; /* already below q */
+  if (p->g.ext % q != 0)
+    return false;
+  out->g.ext = q;
+  return true;
+}
+
+/* Splits dim pieces by tile t into tile-count pieces (left in *dim) and
+ * within-tile pieces (*within). False when no exact digit split exists. */
+static bool split_pieces(PhysDim *dim, int64_t t, PhysDim *within) {
+  int64_t need = t;
+  int k = dim->n - 1;
+  Piece tmp[LY_MAX_DIGITS];
+  int nt = 0;
+  while (need > 1) {
+    LY_ASSERT(k >= 0);
+    Piece *p = &dim->p[k];
+    if (k > 0 && p->span <= need && need % p->span == 0) {
+      tmp[nt++] = *p;
+      need /= p->span;
+      dim->n--;
+      k--;
+      continue;
+    }
+    if (k > 0 && p->span % need != 0)
+      return false;
+    /* Split this piece (the outermost piece may pad). */
+    Piece hi, lo;
+    if (!piece_div(p, need, &hi) || !piece_mod(p, need, &lo))
+      return false;
+    *p = hi;
+    tmp[nt++] = lo;
+    need = 1;
+  }
+  within->n = 0;
+  for (int j = nt - 1; j >= 0; j--)
+    within->p[within->n++] = tmp[j];
+  if (within->n == 0) /* tile of 1: a digit that is always 0 (i mod 1) */
+    within->p[within->n++] = (Piece){{.div = 1, .ext = 1, .wrap = true, .dim = 0}, 1};
+  return true;
+}
+
+/* Replaces a dim made of whole logical dims by one general piece over their
+ * linear combination. */
+static bool make_general(Builder *b, PhysDim *dim, const int64_t *dims, int rank) {
+  int64_t *coef = ly_arena_alloc(&b->scratch, rank * sizeof *coef);
+  if (!coef)
+    return false;
+  int64_t w = 1;
+  for (int k = dim->n - 1; k >= 0; k--) {
+    const Piece *p = &dim->p[k];
+    if (p->g.dim < 0 || p->g.div != 1 || p->g.wrap || p->span != dims[p->g.dim])
+      return false;
+    coef[p->g.dim] += w;
+    if (!ly_mul(w, p->span, &w))
+      return false;
+  }
+  dim->n = 1;
+  dim->p[0] = (Piece){{.div = 1, .ext = w, .dim = -1, .coef = coef}, w};
+  return true;
+}
+
+static bool validate_tiled(Builder *b, int rank) {
+  const LySpec *s = &b->ast->spec;
+  if (s->nperm != rank) {
+    error_at(b, s->loc, "tiled_layout permutation has %d entries but the type has rank %d", s->nperm, rank);
+    return false;
+  }
+  bool seen[LY_MAX_RANK] = {0};
+  for (int k = 0; k < rank; k++) {
+    if (s->perm[k] < 0 || s->perm[k] >= rank || seen[s->perm[k]]) {
+      error_at(b, s->loc, "tiled_layout order is not a permutation of 0..%d: %d %s", rank - 1, s->perm[k],
+               s->perm[k] >= 0 && s->perm[k] < rank ? "appears twice" : "is out of range");
+      return false;
+    }
+    seen[s->perm[k]] = true;
+  }
+  int cur = rank;
+  for (int j = 0; j < s->ntiles; j++) {
+    const LyTile *tl = &s->tiles[j];
+    if (tl->n > cur) {
+      error_at(b, tl->loc, "tile has %d dims but the shape it tiles has only %d", tl->n, cur);
+      return false;
+    }
+    if (tl->size[tl->n - 1] == 0) {
+      error_at(b, tl->loc, "'*' must be followed by a more-minor dim in the tile");
+      return false;
+    }
+    int stars = 0;
+    for (int e = 0; e < tl->n; e++)
+      stars += tl->size[e] == 0;
+    cur += tl->n - 2 * stars;
+    if (cur > MAX_PHYS) {
+      error_at(b, tl->loc, "tiling produces more than %d dims", MAX_PHYS);
+      return false;
+    }
+  }
+  return true;
+}
+
+static bool build_tiled(Builder *b, LyTypeImpl *t, LyDigit *g) {
+  const LySpec *s = &b->ast->spec;
+  int rank = t->rank;
+  PhysDim *phys = ly_arena_alloc(&b->scratch, MAX_PHYS * sizeof *phys);
+  if (!phys)
+    return false;
+  int np = rank;
+  for (int k = 0; k < rank; k++) {
+    int d = s->perm[k];
+    phys[k].n = 1;
+    phys[k].p[0] = (Piece){{.div = 1, .ext = t->dims[d], .dim = d}, t->dims[d]};
+  }
+  for (int j = 0; j < s->ntiles; j++) {
+    const LyTile *tl = &s->tiles[j];
+    int first = np - tl->n;
+    /* Combine '*' dims into the next more-minor dim. */
+    int64_t sizes[LY_MAX_RANK];
+    int nt = 0, w = first;
+    for (int e = 0; e < tl->n; e++) {
+      PhysDim *src = &phys[first + e];
+      if (tl->size[e] == 0) {
+        PhysDim *next = &phys[first + e + 1];
+        if (src->n + next->n > LY_MAX_DIGITS) {
+          error_at(b, tl->loc, "tiling needs more than %d digits", LY_MAX_DIGITS);
+          return false;
+        }
+        memmove(next->p + src->n, next->p, next->n * sizeof(Piece));
+        memcpy(next->p, src->p, src->n * sizeof(Piece));
+        next->n += src->n;
+        continue;
+      }
+      if (w != first + e)
+        phys[w] = *src;
+      sizes[nt++] = tl->size[e];
+      w++;
+    }
+    np = w;
+    first = np - nt;
+    for (int e = 0; e < nt; e++) {
+      PhysDim *dim = &phys[first + e];
+      PhysDim *within = &phys[np];
+      LY_ASSERT(np + 1 <= MAX_PHYS); /* validate_tiled bounds the rank */
+      if (!split_pieces(dim, sizes[e], within)) {
+        PhysDim save = *dim;
+        if (!make_general(b, dim, t->dims, rank)) {
+          error_at(b, tl->loc,
+                   "tile %lld splits a combined dim that is itself partly tiled; this tiling has no "
+                   "exact digit form",
+                   (long long)sizes[e]);
+          return false;
+        }
+        if (!split_pieces(dim, sizes[e], within)) {
+          *dim = save;
+          error_at(b, tl->loc, "tile %lld does not divide the combined dim it tiles and cannot pad it",
+                   (long long)sizes[e]);
+          return false;
+        }
+      }
+        np++;
+    }
+  }
+  /* Row-major over the flattened pieces. */
+  int n = 0;
+  for (int k = 0; k < np; k++)
+    n += phys[k].n;
+  if (n > LY_MAX_DIGITS) {
+    error_at(b, s->loc, "tiling needs more than %d digits", LY_MAX_DIGITS);
+    return false;
+  }
+  int64_t stride = 1;
+  int m = n;
+  for (int k = np - 1; k >= 0; k--)
+    for (int q = phys[k].n - 1; q >= 0; q--) {
+      Piece *p = &phys[k].p[q];
+      g[--m] = p->g;
+      g[m].stride = stride;
+      if (!ly_mul(stride, p->span, &stride)) {
+        error_at(b, s->loc, "allocation of this tiled layout overflows 64 bits");
+        return false;
+      }
+    }
+  t->ndigits = n;
+  t->alloc = stride;
+  return true;
+}
+
+static void tiled_canonical_spelling(const LySpec *s, int rank, LyBuf *out) {
+  bool ident = true;
+  for (int k = 0; k < rank; k++)
+    ident = ident && s->perm[k] == k;
+  if (ident && s->ntiles == 0)
+    return;
+  ly_buf_puts(out, "tiled_layout<<");
+  for (int k = 0; k < rank; k++)
+    ly_buf_printf(out, "%s%d", k ? "," : "", s->perm[k]);
+  ly_buf_puts(out, ">");
+  for (int j = 0; j < s->ntiles; j++) {
+    ly_buf_puts(out, ",(");
+    for (int e = 0; e < s->tiles[j].n; e++) {
+      if (s->tiles[j].size[e])
+        ly_buf_printf(out, "%s%lld", e ? "," : "", (long long)s->tiles[j].size[e]);
+      else
+        ly_buf_printf(out, "%s*", e ? "," : "");
+    }
+    ly_buf_puts(out, ")");
+  }
+  ly_buf_puts(out, ">");
+}
+
+/* ===== strided and general ================================================== */
+
+/* Checks the offset range of digit layouts: min >= 0, max < alloc. */
+static bool check_range(Builder *b, LyTypeImpl *t, const LyDigit *g, int n, bool alloc_given) {
+  const LySpec *s = &b->ast->spec;
+  if (t->base == LY_DYNAMIC)
+    return true;
+  int64_t lo = t->base, hi = t->base;
+  for (int d = 0; d < t->rank; d++)
+    if (t->dims[d] == 0)
+      return true; /* no elements */
+  for (int k = 0; k < n; k++) {
+    int64_t maxe = lyd_digit_max_e(&g[k], t->rank, t->dims);
+    if (maxe == LY_DYNAMIC || g[k].stride == LY_DYNAMIC)
+      return true; /* not decidable statically */
+    int64_t top = maxe / g[k].div;
+    if (g[k].wrap && top >= g[k].ext)
+      top = g[k].ext - 1;
+    int64_t reach;
+    if (!ly_mul(g[k].stride, top, &reach) || !ly_add(reach < 0 ? lo : hi, reach, reach < 0 ? &lo : &hi)) {
+      error_at(b, s->loc, "offsets of this layout overflow 64 bits");
+      return false;
+    }
+  }
+  if (lo < 0) {
+    error_at(b, s->loc, "layout reaches negative offset %lld", (long long)lo);
+    return false;
+  }
+  if (alloc_given) {
+    if (hi >= t->alloc) {
+      error_at(b, s->loc, "layout reaches offset %lld, beyond its size %lld", (long long)hi,
+               (long long)t->alloc);
+      return false;
+    }
+  } else if (!ly_add(hi, 1, &t->alloc)) {
+    error_at(b, s->loc, "allocation of this layout overflows 64 bits");
+    return false;
+  }
+  return true;
+}
+
+static bool build_strided(Builder *b, LyTypeImpl *t, LyDigit *g) {
+  const LySpec *s = &b->ast->spec;
+  if (s->nstrides != t->rank) {
+    error_at(b, s->loc, "strided layout has %d strides but the type has rank %d", s->nstrides, t->rank);
+    return false;
+  }
+  for (int d = 0; d < t->rank; d++)
+    g[d] = (LyDigit){.stride = s->strides[d], .div = 1, .ext = t->dims[d], .dim = d};
+  t->ndigits = t->rank;
+  t->base = s->offset;
+  t->alloc = LY_DYNAMIC;
+  return check_range(b, t, g, t->rank, false);
+}
+
+static bool build_general(Builder *b, LyTypeImpl *t, LyDigit *g) {
+  const LySpec *s = &b->ast->spec;
+  for (int k = 0; k < s->ndigits; k++) {
+    g[k] = s->digits[k];
+    if (g[k].dim >= t->rank) {
+      error_at(b, s->loc, "digit %d refers to d%d but the type has rank %d", k, g[k].dim, t->rank);
+      return false;
+    }
+    if (g[k].dim < 0) {
+      int64_t *c = ly_arena_alloc(&b->scratch, t->rank * sizeof *c);
+      if (!c)
+        return false;
+      for (int d = 0; d < LY_MAX_RANK; d++)
+        if (s->digits[k].coef[d] && d >= t->rank) {
+          error_at(b, s->loc, "digit %d refers to d%d but the type has rank %d", k, d, t->rank);
+          return false;
+        }
+      memcpy(c, s->digits[k].coef, t->rank * sizeof *c);
+      g[k].coef = c;
+    }
+    if (!g[k].wrap) {
+      int64_t maxe = lyd_digit_max_e(&g[k], t->rank, t->dims);
+      g[k].ext = maxe == LY_DYNAMIC ? LY_DYNAMIC : maxe / g[k].div + 1;
+    }
+  }
+  t->ndigits = s->ndigits;
+  t->base = s->offset;
+  t->alloc = s->size >= 0 ? s->size : LY_DYNAMIC;
+  if (has_dynamic_dim(b->ast)) {
+    error_at(b, s->loc, "the general layout needs static dims");
+    return false;
+  }
+  for (int k = 0; k < s->ndigits; k++)
+    if (g[k].stride == LY_DYNAMIC) {
+      error_at(b, s->loc, "the general layout needs static strides");
+      return false;
+    }
+  if (t->base == LY_DYNAMIC) {
+    error_at(b, s->loc, "the general layout needs a static offset");
+    return false;
+  }
+  return check_range(b, t, g, t->ndigits, s->size >= 0);
+}
+
+/* ===== Entry ================================================================ */
+
+static bool check_sizes(Builder *b, const LyTypeAst *a) {
+  int64_t numel = 1;
+  for (int d = 0; d < a->rank; d++) {
+    if (a->dims[d] == LY_DYNAMIC)
+      continue;
+    if (!ly_mul(numel, a->dims[d], &numel)) {
+      error_at(b, a->dim_loc[d], "number of elements overflows 64 bits at this dim");
+      return false;
+    }
+  }
+  return true;
+}
+
+const LyTypeImpl *lyd_build(LyCtx *ctx, const LyTypeAst *a) {
+  Builder b = {ctx, a, {0}};
+  int errors_before = ctx->diag.errors;
+  ly_arena_init(&b.scratch);
+  LyTypeImpl t;
+  memset(&t, 0, sizeof t);
+  t.elem = a->elem;
+  t.rank = a->rank;
+  memcpy(t.dims, a->dims, a->rank * sizeof(int64_t));
+  t.ms_num = a->ms_num;
+  t.ms_str = a->ms_str ? ly_arena_strndup(&b.scratch, a->ms_str, a->ms_str_len) : NULL;
+  t.kind = LYD_DIGITS;
+  LyDigit *g = ly_arena_alloc(&b.scratch, LY_MAX_DIGITS * sizeof *g);
+  bool ok = g && (!a->ms_str || t.ms_str) && check_sizes(&b, a);
+  const LySpec *s = &a->spec;
+  if (ok) {
+    switch (s->kind) {
+    case LYS_ANY:
+      t.kind = LYD_ANY;
+      break;
+    case LYS_NONE:
+    case LYS_TILED:
+      ok = s->kind == LYS_NONE || validate_tiled(&b, a->rank);
+      if (ok && has_dynamic_dim(a)) {
+        LyBuf sp;
+        ly_buf_init(&sp);
+        if (s->kind == LYS_TILED)
+          tiled_canonical_spelling(s, a->rank, &sp);
+        t.kind = LYD_SYMBOLIC;
+        t.symbolic = ly_arena_strndup(&b.scratch, ly_buf_cstr(&sp), sp.len);
+        ok = t.symbolic && !sp.oom;
+        ly_buf_free(&sp);
+      } else if (ok && s->kind == LYS_NONE) {
+        t.ndigits = lyd_row_major_digits(a->rank, a->dims, g, &t.alloc);
+        ok = t.ndigits >= 0;
+        if (!ok)
+          error_at(&b, a->dim_loc[0], "allocation overflows 64 bits");
+      } else if (ok) {
+        ok = build_tiled(&b, &t, g);
+      }
+      break;
+    case LYS_TAG:
+      ok = build_tag(&b, &t, g);
+      break;
+    case LYS_STRIDED:
+      ok = build_strided(&b, &t, g);
+      break;
+    case LYS_GENERAL:
+      ok = build_general(&b, &t, g);
+      break;
+    }
+  }
+  int64_t bytes;
+  if (ok && t.kind == LYD_DIGITS && t.alloc != LY_DYNAMIC &&
+      (!ly_mul(t.alloc, lyElemGetBits(t.elem), &bytes))) {
+    error_at(&b, s->kind == LYS_NONE ? a->dim_loc[0] : s->loc, "size in bytes overflows 64 bits");
+    ok = false;
+  }
+  const LyTypeImpl *r = NULL;
+  if (ok) {
+    r = lyd_intern(ctx, &t, g);
+    if (!r)
+      ly_diag_emit(&ctx->diag, LY_SEVERITY_ERROR, a->src, (LyLoc){1, 1}, "out of memory");
+  } else if (ctx->diag.errors == errors_before) {
+    ly_diag_emit(&ctx->diag, LY_SEVERITY_ERROR, a->src, (LyLoc){1, 1}, "out of memory");
+  }
+  ly_arena_free(&b.scratch);
+  return r;
+}

@@ -1,0 +1,348 @@
+/* desc: canonical digit lists, interning, and the context. Canonical form is
+ * what makes "same element-offset map" mean "same object". */
+#include "desc/desc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* --- Context -------------------------------------------------------------- */
+
+LyContext lyContextCreate(void) {
+  LyCtx *c = ly_malloc(sizeof *c);
+  if (!c)
+    return (LyContext){NULL};
+  memset(c, 0, sizeof *c);
+  ly_arena_init(&c->arena);
+  c->nbuckets = 256;
+  c->buckets = ly_malloc(c->nbuckets * sizeof *c->buckets);
+  if (!c->buckets) {
+    ly_free(c);
+    return (LyContext){NULL};
+  }
+  memset(c->buckets, 0, c->nbuckets * sizeof *c->buckets);
+  return (LyContext){c};
+}
+
+void lyContextDestroy(LyContext ctx) {
+  LyCtx *c = lyd_ctx(ctx);
+  if (!c)
+    return;
+  ly_arena_free(&c->arena);
+  ly_free(c->buckets);
+  ly_free(c);
+}
+
+void lyContextSetDiagnosticHandler(LyContext ctx, LyDiagnosticHandler h, void *user) {
+  lyd_ctx(ctx)->diag.handler = h;
+  lyd_ctx(ctx)->diag.user = user;
+}
+
+/* --- Digit ranges --------------------------------------------------------- */
+
+int64_t lyd_digit_max_e(const LyDigit *g, int rank, const int64_t *dims) {
+  if (g->dim >= 0)
+    return dims[g->dim] == LY_DYNAMIC ? LY_DYNAMIC : dims[g->dim] - 1;
+  int64_t e = 0;
+  for (int d = 0; d < rank; d++) {
+    if (!g->coef[d])
+      continue;
+    if (dims[d] == LY_DYNAMIC)
+      return LY_DYNAMIC;
+    int64_t term;
+    if (!ly_mul(g->coef[d], dims[d] - 1, &term) || !ly_add(e, term, &e))
+      return LY_DYNAMIC; /* caller validated sizes; treat as unknown */
+  }
+  return e;
+}
+
+static int64_t gcd64(int64_t a, int64_t b) {
+  while (b) {
+    int64_t t = a % b;
+    a = b, b = t;
+  }
+  return a;
+}
+
+/* Rewrites a general digit over one dim (or with a common factor) into a
+ * simpler equivalent. Returns false if the digit is identically zero. */
+static void simplify_general(LyDigit *g, int rank, const int64_t *dims, int64_t *coef) {
+  int64_t gg = 0;
+  int nz = 0, last = -1;
+  for (int d = 0; d < rank; d++) {
+    if (dims[d] == 1)
+      coef[d] = 0; /* i_d is always 0 */
+    if (coef[d]) {
+      gg = gcd64(gg, coef[d]);
+      nz++;
+      last = d;
+    }
+  }
+  if (nz == 0) {
+    g->stride = 0; /* constant zero: dropped by the caller */
+    return;
+  }
+  /* floor(g*E'/div) = floor(E'/(div/g)) when g divides div. */
+  int64_t common = gcd64(gg, g->div);
+  if (common > 1) {
+    for (int d = 0; d < rank; d++)
+      coef[d] /= common;
+    g->div /= common;
+  }
+  if (nz != 1)
+    return;
+  int64_t c = coef[last];
+  if (c == 1) {
+    g->dim = last, g->coef = NULL;
+  } else if (g->div == 1 && (!g->wrap || g->ext % c == 0) && g->stride != LY_DYNAMIC) {
+    /* (c*i) mod ext = c * (i mod ext/c) */
+    int64_t s;
+    if (ly_mul(g->stride, c, &s)) {
+      g->stride = s;
+      if (g->wrap)
+        g->ext /= c;
+      g->dim = last, g->coef = NULL;
+    }
+  }
+}
+
+static int cmp_i64(int64_t a, int64_t b) { return a < b ? -1 : a > b; }
+
+static int digit_cmp_rank; /* qsort has no context argument */
+
+static int digit_cmp(const void *pa, const void *pb) {
+  const LyDigit *a = pa, *b = pb;
+  bool ga = a->dim < 0, gb = b->dim < 0;
+  if (ga != gb)
+    return ga - gb;
+  if (!ga && a->dim != b->dim)
+    return a->dim - b->dim;
+  if (ga)
+    for (int d = 0; d < digit_cmp_rank; d++)
+      if (a->coef[d] != b->coef[d])
+        return cmp_i64(b->coef[d], a->coef[d]);
+  int c;
+  if ((c = cmp_i64(b->div, a->div)))
+    return c;
+  if ((c = cmp_i64(a->ext, b->ext)))
+    return c;
+  if ((c = a->wrap - b->wrap))
+    return c;
+  return cmp_i64(a->stride, b->stride);
+}
+
+/* Canonical form: digits that are always zero or have stride 0 are dropped,
+ * wrap only where it changes a value, extents tight, digits of one dim that
+ * are contiguous in both index and memory merged, and a fixed order. */
+int lyd_canonicalize(int rank, const int64_t *dims, LyDigit *g, int n, int64_t *coef_store) {
+  int m = 0;
+  for (int k = 0; k < n; k++) {
+    LyDigit x = g[k];
+    if (x.dim < 0) {
+      int64_t *c = coef_store + (size_t)m * rank;
+      memcpy(c, x.coef, rank * sizeof *c);
+      x.coef = c;
+      simplify_general(&x, rank, dims, c);
+    }
+    if (x.stride == 0 || (x.wrap && x.ext == 1))
+      continue; /* contributes nothing */
+    int64_t maxe = lyd_digit_max_e(&x, rank, dims);
+    if (maxe != LY_DYNAMIC) {
+      int64_t top = maxe / x.div;
+      if (top == 0 && maxe >= 0)
+        continue;
+      if (maxe < 0)
+        continue; /* a zero-sized dim: no element uses the digit */
+      if (!x.wrap || top < x.ext)
+        x.wrap = false, x.ext = top + 1;
+    }
+    if (x.dim < 0 && m != k) { /* keep coefficient storage in step with m */
+      int64_t *c = coef_store + (size_t)m * rank;
+      memmove(c, x.coef, rank * sizeof *c);
+      x.coef = c;
+    }
+    g[m++] = x;
+  }
+  n = m;
+  digit_cmp_rank = rank;
+  qsort(g, n, sizeof *g, digit_cmp);
+  /* Merge outer o with the next inner p of the same dim when they continue
+   * each other: o.div = p.div*p.ext and o.stride = p.stride*p.ext. */
+  m = 0;
+  for (int k = 0; k < n; k++) {
+    if (m > 0) {
+      LyDigit *o = &g[m - 1], *p = &g[k];
+      int64_t span, st;
+      if (o->dim >= 0 && o->dim == p->dim && p->wrap && o->stride != LY_DYNAMIC &&
+          p->stride != LY_DYNAMIC && ly_mul(p->div, p->ext, &span) && span == o->div &&
+          ly_mul(p->stride, p->ext, &st) && st == o->stride) {
+        int64_t ext;
+        if (o->wrap && ly_mul(o->ext, p->ext, &ext))
+          *o = (LyDigit){p->stride, p->div, ext, true, p->dim, NULL};
+        else if (!o->wrap)
+          *o = (LyDigit){p->stride, p->div, dims[p->dim] == LY_DYNAMIC ? LY_DYNAMIC : (dims[p->dim] - 1) / p->div + 1,
+                         false, p->dim, NULL};
+        else
+          g[m++] = *p;
+        continue;
+      }
+    }
+    g[m++] = g[k];
+  }
+  return m;
+}
+
+/* --- Interning ------------------------------------------------------------ */
+
+static uint64_t type_hash(const LyTypeImpl *t) {
+  uint64_t h = LY_HASH_INIT;
+  h = ly_hash_i64(h, t->elem);
+  h = ly_hash_i64(h, t->rank);
+  for (int d = 0; d < t->rank; d++)
+    h = ly_hash_i64(h, t->dims[d]);
+  h = ly_hash_i64(h, t->ms_num);
+  if (t->ms_str)
+    h = ly_hash_bytes(ly_hash_i64(h, 1), t->ms_str, strlen(t->ms_str));
+  h = ly_hash_i64(h, t->kind);
+  h = ly_hash_i64(h, t->base);
+  h = ly_hash_i64(h, t->alloc);
+  h = ly_hash_i64(h, t->ndigits);
+  for (int k = 0; k < t->ndigits; k++) {
+    const LyDigit *g = &t->digits[k];
+    h = ly_hash_i64(h, g->stride);
+    h = ly_hash_i64(h, g->div);
+    h = ly_hash_i64(h, g->ext);
+    h = ly_hash_i64(h, g->wrap);
+    h = ly_hash_i64(h, g->dim);
+    if (g->dim < 0)
+      for (int d = 0; d < t->rank; d++)
+        h = ly_hash_i64(h, g->coef[d]);
+  }
+  if (t->symbolic)
+    h = ly_hash_bytes(ly_hash_i64(h, 2), t->symbolic, strlen(t->symbolic));
+  return h;
+}
+
+static bool digits_equal(int rank, const LyDigit *a, const LyDigit *b, int n) {
+  for (int k = 0; k < n; k++) {
+    if (a[k].stride != b[k].stride || a[k].div != b[k].div || a[k].ext != b[k].ext ||
+        a[k].wrap != b[k].wrap || a[k].dim != b[k].dim)
+      return false;
+    if (a[k].dim < 0 && memcmp(a[k].coef, b[k].coef, rank * sizeof(int64_t)))
+      return false;
+  }
+  return true;
+}
+
+static bool str_eq(const char *a, const char *b) {
+  return a == b || (a && b && !strcmp(a, b));
+}
+
+static bool type_equal(const LyTypeImpl *a, const LyTypeImpl *b) {
+  return a->hash == b->hash && a->elem == b->elem && a->rank == b->rank &&
+         !memcmp(a->dims, b->dims, a->rank * sizeof(int64_t)) && a->ms_num == b->ms_num &&
+         str_eq(a->ms_str, b->ms_str) && a->kind == b->kind && a->base == b->base &&
+         a->alloc == b->alloc && a->ndigits == b->ndigits &&
+         digits_equal(a->rank, a->digits, b->digits, a->ndigits) && str_eq(a->symbolic, b->symbolic);
+}
+
+static bool grow(LyCtx *c) {
+  size_t nb = c->nbuckets * 2;
+  LyTypeImpl **b = ly_malloc(nb * sizeof *b);
+  if (!b)
+    return false;
+  memset(b, 0, nb * sizeof *b);
+  for (size_t i = 0; i < c->nbuckets; i++)
+    for (LyTypeImpl *t = c->buckets[i], *n; t; t = n) {
+      n = t->next;
+      t->next = b[t->hash & (nb - 1)];
+      b[t->hash & (nb - 1)] = t;
+    }
+  ly_free(c->buckets);
+  c->buckets = b;
+  c->nbuckets = nb;
+  return true;
+}
+
+const LyTypeImpl *lyd_intern(LyCtx *c, LyTypeImpl *t, LyDigit *digits) {
+  int64_t coef_store[LY_MAX_DIGITS * LY_MAX_RANK];
+  LY_ASSERT(t->ndigits <= LY_MAX_DIGITS);
+  int64_t numel = 1;
+  for (int d = 0; d < t->rank; d++)
+    if (t->dims[d] == 0)
+      numel = 0;
+  if (t->kind == LYD_DIGITS) {
+    t->ndigits = numel ? lyd_canonicalize(t->rank, t->dims, digits, t->ndigits, coef_store) : 0;
+    if (!numel)
+      t->base = 0;
+  } else {
+    t->ndigits = 0;
+  }
+  t->digits = digits;
+  if (t->ms_str && !*t->ms_str)
+    t->ms_str = NULL;
+  t->hash = type_hash(t);
+  size_t b = t->hash & (c->nbuckets - 1);
+  for (LyTypeImpl *e = c->buckets[b]; e; e = e->next)
+    if (type_equal(e, t))
+      return e;
+  /* Copy into the context. */
+  LyTypeImpl *n = ly_arena_dup(&c->arena, t, sizeof *t);
+  if (!n)
+    return NULL;
+  if (t->ndigits) {
+    LyDigit *g = ly_arena_dup(&c->arena, digits, t->ndigits * sizeof *g);
+    if (!g)
+      return NULL;
+    for (int k = 0; k < t->ndigits; k++)
+      if (g[k].dim < 0 && !(g[k].coef = ly_arena_dup(&c->arena, g[k].coef, t->rank * sizeof(int64_t))))
+        return NULL;
+    n->digits = g;
+  } else {
+    n->digits = NULL;
+  }
+  if (t->ms_str && !(n->ms_str = ly_arena_strndup(&c->arena, t->ms_str, strlen(t->ms_str))))
+    return NULL;
+  if (t->symbolic && !(n->symbolic = ly_arena_strndup(&c->arena, t->symbolic, strlen(t->symbolic))))
+    return NULL;
+  if (c->count + 1 > c->nbuckets && !grow(c))
+    return NULL;
+  b = n->hash & (c->nbuckets - 1);
+  n->next = c->buckets[b];
+  c->buckets[b] = n;
+  c->count++;
+  return n;
+}
+
+/* --- Shared lowering helpers ---------------------------------------------- */
+
+int lyd_row_major_digits(int rank, const int64_t *dims, LyDigit *out, int64_t *alloc) {
+  int64_t s = 1;
+  for (int d = rank - 1; d >= 0; d--) {
+    out[d] = (LyDigit){.stride = s, .div = 1, .ext = dims[d], .dim = d};
+    if (s == LY_DYNAMIC || dims[d] == LY_DYNAMIC)
+      s = LY_DYNAMIC;
+    else if (!ly_mul(s, dims[d], &s))
+      return -1;
+  }
+  *alloc = s;
+  return rank;
+}
+
+bool lyd_is_static(const LyTypeImpl *t) {
+  if (t->kind != LYD_DIGITS || t->base == LY_DYNAMIC || t->alloc == LY_DYNAMIC)
+    return false;
+  for (int d = 0; d < t->rank; d++)
+    if (t->dims[d] == LY_DYNAMIC)
+      return false;
+  for (int k = 0; k < t->ndigits; k++)
+    if (t->digits[k].stride == LY_DYNAMIC)
+      return false;
+  return true;
+}
+
+int64_t lyd_offset(const LyTypeImpl *t, const int64_t *idx) {
+  int64_t off = t->base;
+  for (int k = 0; k < t->ndigits; k++)
+    off += t->digits[k].stride * lyd_digit_value(&t->digits[k], t->rank, idx);
+  return off;
+}

@@ -1,0 +1,169 @@
+/* desc: the canonical layout descriptor behind every spelling, its interning
+ * context, the lowering of each layout spelling into it, geometry queries and
+ * the printer. Internal prefix: lyd_. See docs/descriptor.md for the design.
+ *
+ * The model. A type with static dims maps the logical index (i_0..i_{r-1}) to
+ *
+ *     offset = base + sum_k digit_k.stride * value_k
+ *     value_k = floor(E_k / digit_k.div)            (mod digit_k.ext if wrap)
+ *     E_k     = i_dim                    for a simple digit (dim >= 0)
+ *             = sum_d coef[d] * i_d      for a general digit (dim < 0)
+ *
+ * Simple digits are the shape:stride model (CuTe), oneDNN's blocking and XLA
+ * tiles without '*'. General digits hold a tile across combined dims that the
+ * tile does not divide. alloc is the allocation in elements (padding
+ * included). The digit list is canonical (see lyd_canonicalize) so that equal
+ * maps are equal lists and types can be interned. */
+#ifndef LAYOUTC_DESC_H
+#define LAYOUTC_DESC_H
+
+#include "support/support.h"
+
+#define LY_MAX_TILES 8
+#define LY_MAX_BLOCKS 4
+#define LY_MAX_DIGITS 64
+
+typedef struct {
+  int64_t stride; /* elements; LY_DYNAMIC if '?' */
+  int64_t div;    /* >= 1 */
+  int64_t ext;    /* values lie in [0, ext) */
+  bool wrap;      /* value is reduced mod ext (else it is < ext by range) */
+  int dim;        /* >= 0: simple digit of that dim; -1: general */
+  const int64_t *coef; /* general digits: rank coefficients (>= 0) */
+} LyDigit;
+
+typedef enum { LYD_DIGITS, LYD_ANY, LYD_SYMBOLIC } LyLayoutKind;
+
+typedef struct LyTypeImpl {
+  struct LyTypeImpl *next; /* intern chain */
+  uint64_t hash;
+  LyElem elem;
+  int rank;
+  int64_t dims[LY_MAX_RANK]; /* LY_DYNAMIC for '?' */
+  int64_t ms_num;            /* memory space number (0 = default) */
+  const char *ms_str;        /* named memory space, or NULL */
+  LyLayoutKind kind;
+  /* LYD_DIGITS */
+  int64_t base;  /* LY_DYNAMIC possible */
+  int64_t alloc; /* elements; LY_DYNAMIC when not static */
+  int ndigits;
+  const LyDigit *digits;
+  /* LYD_SYMBOLIC: a tiled layout or format tag over dynamic dims, kept in
+   * its canonical spelling (the geometry needs the dims). */
+  const char *symbolic;
+} LyTypeImpl;
+
+typedef struct LyCtx {
+  LyArena arena;
+  LyDiagEngine diag;
+  LyTypeImpl **buckets;
+  size_t nbuckets, count;
+} LyCtx;
+
+static inline LyCtx *lyd_ctx(LyContext c) { return (LyCtx *)c.ptr; }
+static inline const LyTypeImpl *lyd_type(LyType t) { return (const LyTypeImpl *)t.ptr; }
+static inline LyType lyd_wrap(const LyTypeImpl *t) { return (LyType){t}; }
+
+/* --- Layout spellings (what the parser produces) --------------------------- */
+
+typedef enum {
+  LYS_NONE, LYS_ANY, LYS_TILED, LYS_STRIDED, LYS_TAG, LYS_GENERAL
+} LySpecKind;
+
+typedef struct {
+  int n;                      /* entries, '*' included */
+  int64_t size[LY_MAX_RANK];  /* 0 marks '*' */
+  LyLoc loc;
+} LyTile;
+
+typedef struct {
+  LySpecKind kind;
+  LyLoc loc; /* start of the layout */
+  /* tiled_layout */
+  int nperm;
+  int perm[LY_MAX_RANK];
+  int ntiles;
+  LyTile tiles[LY_MAX_TILES];
+  /* strided */
+  int nstrides;
+  int64_t strides[LY_MAX_RANK]; /* LY_DYNAMIC for '?' */
+  int64_t offset;               /* strided and general; LY_DYNAMIC for '?' */
+  /* format tag: the string, located at loc (its opening quote) */
+  const char *tag;
+  size_t tag_len;
+  /* general */
+  int ndigits;
+  LyDigit digits[LY_MAX_DIGITS];
+  int64_t size; /* -1: not given */
+} LySpec;
+
+/* A parsed type before lowering. */
+typedef struct {
+  LyElem elem;
+  int rank;
+  int64_t dims[LY_MAX_RANK];
+  LyLoc dim_loc[LY_MAX_RANK];
+  int64_t ms_num;
+  const char *ms_str;
+  size_t ms_str_len;
+  LySpec spec;
+  const LySource *src;
+} LyTypeAst;
+
+/* Lowers a parsed type to its interned descriptor, reporting located
+ * diagnostics. NULL on error. (build.c) */
+const LyTypeImpl *lyd_build(LyCtx *ctx, const LyTypeAst *ast);
+
+/* Canonicalises t's digits in place (t->digits must be writable) and interns
+ * it. NULL on allocation failure. (desc.c) */
+const LyTypeImpl *lyd_intern(LyCtx *ctx, LyTypeImpl *t, LyDigit *digits);
+
+/* Canonicalises n digits in place; general digits' coefficients are copied
+ * into coef_store (n * rank entries). Returns the new count. */
+int lyd_canonicalize(int rank, const int64_t *dims, LyDigit *g, int n, int64_t *coef_store);
+
+/* Value of a digit at a logical index. */
+static inline int64_t lyd_digit_value(const LyDigit *g, int rank, const int64_t *idx) {
+  int64_t e;
+  if (g->dim >= 0)
+    e = idx[g->dim];
+  else {
+    e = 0;
+    for (int d = 0; d < rank; d++)
+      e += g->coef[d] * idx[d];
+  }
+  e /= g->div;
+  return g->wrap ? e % g->ext : e;
+}
+
+/* Largest value of E over the type's index space (static dims). */
+int64_t lyd_digit_max_e(const LyDigit *g, int rank, const int64_t *dims);
+
+/* Element offset of idx; t must be static digits and idx in range. */
+int64_t lyd_offset(const LyTypeImpl *t, const int64_t *idx);
+
+/* True when every dim is static and the layout is digits with static strides. */
+bool lyd_is_static(const LyTypeImpl *t);
+
+/* Prints the canonical spelling. (print.c) */
+void lyd_print(const LyTypeImpl *t, LyBuf *out);
+void lyd_print_layout(const LyTypeImpl *t, LyBuf *out); /* "" when none */
+
+/* Row-major digits for the dims (shared by lowering and printing). */
+int lyd_row_major_digits(int rank, const int64_t *dims, LyDigit *out, int64_t *alloc);
+
+/* Format tags: parses a tag string for a rank into an outer order and inner
+ * blocks; on error sets *err_col (0-based within the tag) and a message. */
+typedef struct {
+  int order[LY_MAX_RANK]; /* logical dims, outermost first */
+  int nblocks;
+  int block_dim[LY_MAX_BLOCKS];
+  int64_t block_size[LY_MAX_BLOCKS]; /* outermost to innermost */
+} LyTagInfo;
+bool lyd_tag_parse(const char *tag, size_t len, int rank, LyTagInfo *out, int *err_col, LyBuf *err);
+/* Digits of a format tag on static dims. Returns digit count, -1 on overflow. */
+/* Prints a tag in oneDNN's abstract spelling, quoted ("aBcd16b"). */
+void lyd_tag_print(const LyTagInfo *tag, int rank, LyBuf *out);
+int lyd_tag_digits(const LyTagInfo *tag, int rank, const int64_t *dims, LyDigit *out, int64_t *alloc);
+
+#endif

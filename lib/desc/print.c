@@ -1,0 +1,259 @@
+/* desc/print: the canonical spelling of a descriptor. It picks the most
+ * familiar form that reproduces the descriptor exactly: no layout, a format
+ * tag, strided, and the general form only when nothing else fits. Each
+ * candidate is checked by lowering it again and comparing digits. */
+#include "desc/desc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool same_digits(const LyTypeImpl *t, LyDigit *g, int n, int64_t alloc) {
+  int64_t coef[1];
+  if (alloc != t->alloc)
+    return false;
+  n = lyd_canonicalize(t->rank, t->dims, g, n, coef);
+  if (n != t->ndigits)
+    return false;
+  for (int k = 0; k < n; k++)
+    if (g[k].stride != t->digits[k].stride || g[k].dim != t->digits[k].dim || g[k].div != t->digits[k].div ||
+        g[k].ext != t->digits[k].ext || g[k].wrap != t->digits[k].wrap)
+      return false;
+  return true;
+}
+
+static bool all_simple(const LyTypeImpl *t) {
+  for (int k = 0; k < t->ndigits; k++)
+    if (t->digits[k].dim < 0)
+      return false;
+  return true;
+}
+
+static int stride_desc(const void *a, const void *b) {
+  int64_t x = (*(const LyDigit *const *)a)->stride, y = (*(const LyDigit *const *)b)->stride;
+  return x > y ? -1 : x < y;
+}
+
+void lyd_tag_print(const LyTagInfo *tag, int rank, LyBuf *out) {
+  bool blocked[LY_MAX_RANK] = {0};
+  for (int j = 0; j < tag->nblocks; j++)
+    blocked[tag->block_dim[j]] = true;
+  ly_buf_puts(out, "\"");
+  for (int k = 0; k < rank; k++)
+    ly_buf_printf(out, "%c", (blocked[tag->order[k]] ? 'A' : 'a') + tag->order[k]);
+  for (int j = 0; j < tag->nblocks; j++)
+    ly_buf_printf(out, "%lld%c", (long long)tag->block_size[j], 'a' + tag->block_dim[j]);
+  ly_buf_puts(out, "\"");
+}
+
+/* Reads a format tag off the digits: each dim's unwrapped digit is its outer
+ * dim, wrapped digits are inner blocks, both ordered by stride. */
+static bool try_tag(const LyTypeImpl *t, LyBuf *out) {
+  if (t->base != 0 || !all_simple(t) || t->rank == 0)
+    return false;
+  const LyDigit *outer[LY_MAX_RANK] = {0};
+  const LyDigit *blocks[LY_MAX_DIGITS];
+  const LyDigit *outs[LY_MAX_RANK];
+  int nb = 0, no = 0;
+  for (int k = 0; k < t->ndigits; k++) {
+    const LyDigit *g = &t->digits[k];
+    if (g->stride <= 0)
+      return false;
+    if (g->wrap)
+      blocks[nb++] = g;
+    else if (outer[g->dim])
+      return false;
+    else
+      outer[g->dim] = outs[no++] = g;
+  }
+  if (nb > LY_MAX_BLOCKS)
+    return false;
+  qsort(blocks, nb, sizeof *blocks, stride_desc);
+  qsort(outs, no, sizeof *outs, stride_desc);
+  LyTagInfo info = {.nblocks = nb};
+  for (int j = 0; j < nb; j++)
+    info.block_dim[j] = blocks[j]->dim, info.block_size[j] = blocks[j]->ext;
+  int n = 0;
+  for (int k = 0; k < no; k++)
+    info.order[n++] = outs[k]->dim;
+  /* Dims without an outer digit have outer extent 1: their place does not
+   * matter, so put each before the first placed dim that follows it. */
+  for (int d = 0; d < t->rank; d++) {
+    if (outer[d])
+      continue;
+    int p = 0;
+    while (p < n && info.order[p] < d)
+      p++;
+    memmove(info.order + p + 1, info.order + p, (n - p) * sizeof(int));
+    info.order[p] = d;
+    n++;
+  }
+  LyDigit g[LY_MAX_DIGITS + LY_MAX_RANK];
+  int64_t alloc;
+  int m = lyd_tag_digits(&info, t->rank, t->dims, g, &alloc);
+  if (m < 0 || !same_digits(t, g, m, alloc))
+    return false;
+  bool ident = info.nblocks == 0;
+  for (int k = 0; k < t->rank && ident; k++)
+    ident = info.order[k] == k;
+  if (!ident) /* identity is row-major, printed as no layout */
+    lyd_tag_print(&info, t->rank, out);
+  return true;
+}
+
+static bool try_row_major(const LyTypeImpl *t) {
+  LyDigit g[LY_MAX_RANK];
+  int64_t alloc;
+  int n = lyd_row_major_digits(t->rank, t->dims, g, &alloc);
+  return t->base == 0 && n >= 0 && same_digits(t, g, n, alloc);
+}
+
+static void print_i64(LyBuf *out, int64_t v) {
+  if (v == LY_DYNAMIC)
+    ly_buf_puts(out, "?");
+  else
+    ly_buf_printf(out, "%lld", (long long)v);
+}
+
+static bool try_strided(const LyTypeImpl *t, LyBuf *out) {
+  int64_t strides[LY_MAX_RANK];
+  bool has[LY_MAX_RANK] = {0};
+  for (int k = 0; k < t->ndigits; k++) {
+    const LyDigit *g = &t->digits[k];
+    if (g->dim < 0 || g->div != 1 || g->wrap || has[g->dim])
+      return false;
+    has[g->dim] = true;
+    strides[g->dim] = g->stride;
+  }
+  /* Dims without a digit: broadcast (stride 0), or extent 1, where any stride
+   * gives the same map; print the contiguous one there. */
+  int64_t natural = 1;
+  for (int d = t->rank - 1; d >= 0; d--) {
+    if (!has[d])
+      strides[d] = t->dims[d] == 1 ? natural : 0;
+    int64_t next;
+    if (strides[d] > 0 && t->dims[d] > 0 && ly_mul(strides[d], t->dims[d], &next))
+      natural = next;
+  }
+  if (t->alloc != LY_DYNAMIC && t->base != LY_DYNAMIC) {
+    int64_t hi = t->base, numel = 1;
+    for (int d = 0; d < t->rank; d++) {
+      numel *= t->dims[d];
+      if (strides[d] > 0 && t->dims[d] > 0)
+        hi += strides[d] * (t->dims[d] - 1);
+    }
+    if ((numel ? hi + 1 : 0) != t->alloc)
+      return false;
+  }
+  ly_buf_puts(out, "strided<[");
+  for (int d = 0; d < t->rank; d++) {
+    if (d)
+      ly_buf_puts(out, ",");
+    print_i64(out, strides[d]);
+  }
+  ly_buf_puts(out, "]");
+  if (t->base != 0) {
+    ly_buf_puts(out, ", offset: ");
+    print_i64(out, t->base);
+  }
+  ly_buf_puts(out, ">");
+  return true;
+}
+
+static void print_general(const LyTypeImpl *t, LyBuf *out) {
+  const LyDigit *g[LY_MAX_DIGITS];
+  for (int k = 0; k < t->ndigits; k++)
+    g[k] = &t->digits[k];
+  qsort(g, t->ndigits, sizeof *g, stride_desc);
+  ly_buf_puts(out, "layout<[");
+  for (int k = 0; k < t->ndigits; k++) {
+    ly_buf_puts(out, k ? ", (" : "(");
+    if (g[k]->dim >= 0) {
+      ly_buf_printf(out, "d%d", g[k]->dim);
+    } else {
+      bool first = true;
+      for (int d = 0; d < t->rank; d++) {
+        if (!g[k]->coef[d])
+          continue;
+        ly_buf_puts(out, first ? "" : " + ");
+        if (g[k]->coef[d] != 1)
+          ly_buf_printf(out, "%lld*", (long long)g[k]->coef[d]);
+        ly_buf_printf(out, "d%d", d);
+        first = false;
+      }
+    }
+    ly_buf_puts(out, ")");
+    if (g[k]->div != 1)
+      ly_buf_printf(out, " floordiv %lld", (long long)g[k]->div);
+    if (g[k]->wrap)
+      ly_buf_printf(out, " mod %lld", (long long)g[k]->ext);
+    ly_buf_printf(out, " * %lld", (long long)g[k]->stride);
+  }
+  ly_buf_printf(out, "], size: %lld", (long long)t->alloc);
+  if (t->base)
+    ly_buf_printf(out, ", offset: %lld", (long long)t->base);
+  ly_buf_puts(out, ">");
+}
+
+void lyd_print_layout(const LyTypeImpl *t, LyBuf *out) {
+  switch (t->kind) {
+  case LYD_ANY:
+    ly_buf_puts(out, "any");
+    return;
+  case LYD_SYMBOLIC:
+    ly_buf_puts(out, t->symbolic);
+    return;
+  case LYD_DIGITS:
+    break;
+  }
+  if (lyd_is_static(t)) {
+    if (try_row_major(t) || try_tag(t, out))
+      return;
+  }
+  if (try_strided(t, out))
+    return;
+  print_general(t, out);
+}
+
+void lyd_print(const LyTypeImpl *t, LyBuf *out) {
+  ly_buf_puts(out, "tensor<");
+  for (int d = 0; d < t->rank; d++) {
+    print_i64(out, t->dims[d]);
+    ly_buf_puts(out, "x");
+  }
+  ly_buf_puts(out, lyElemGetName(t->elem));
+  size_t before = out->len;
+  ly_buf_puts(out, ", ");
+  size_t mark = out->len;
+  lyd_print_layout(t, out);
+  if (out->len == mark && !out->oom) { /* no layout: drop the ", " */
+    out->len = before;
+    out->data[before] = 0;
+  }
+  if (t->ms_str)
+    ly_buf_printf(out, ", memspace<\"%s\">", t->ms_str);
+  else if (t->ms_num)
+    ly_buf_printf(out, ", memspace<%lld>", (long long)t->ms_num);
+  ly_buf_puts(out, ">");
+}
+
+void lyTypePrint(LyType t, LyStringCallback cb, void *user) {
+  LyBuf b;
+  ly_buf_init(&b);
+  lyd_print(lyd_type(t), &b);
+  if (!b.oom)
+    cb(b.data, b.len, user);
+  ly_buf_free(&b);
+}
+
+char *lyTypeToString(LyType t) {
+  LyBuf b;
+  ly_buf_init(&b);
+  lyd_print(lyd_type(t), &b);
+  if (b.oom) {
+    ly_buf_free(&b);
+    return NULL;
+  }
+  return b.data;
+}
+
+void lyStringFree(char *s) { ly_free(s); }

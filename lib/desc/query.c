@@ -1,0 +1,233 @@
+/* desc/query: the public geometry queries on interned descriptors. */
+#include "desc/desc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+  const char *name;
+  int bits;
+} elems[LY_ELEM_COUNT] = {
+    [LY_ELEM_I1] = {"i1", 1},         [LY_ELEM_I2] = {"i2", 2},       [LY_ELEM_I4] = {"i4", 4},
+    [LY_ELEM_I8] = {"i8", 8},         [LY_ELEM_I16] = {"i16", 16},    [LY_ELEM_I32] = {"i32", 32},
+    [LY_ELEM_I64] = {"i64", 64},      [LY_ELEM_F16] = {"f16", 16},    [LY_ELEM_BF16] = {"bf16", 16},
+    [LY_ELEM_F32] = {"f32", 32},      [LY_ELEM_F64] = {"f64", 64},    [LY_ELEM_F8E4M3FN] = {"f8E4M3FN", 8},
+    [LY_ELEM_F8E5M2] = {"f8E5M2", 8},
+};
+
+const char *lyElemGetName(LyElem e) { return (unsigned)e < LY_ELEM_COUNT ? elems[e].name : "?"; }
+int lyElemGetBits(LyElem e) { return (unsigned)e < LY_ELEM_COUNT ? elems[e].bits : 0; }
+
+int lyTypeGetRank(LyType t) { return lyd_type(t)->rank; }
+int64_t lyTypeGetDim(LyType t, int d) {
+  const LyTypeImpl *x = lyd_type(t);
+  return d >= 0 && d < x->rank ? x->dims[d] : LY_DYNAMIC;
+}
+LyElem lyTypeGetElement(LyType t) { return lyd_type(t)->elem; }
+
+int lyTypeGetMemorySpace(LyType t, int64_t *num, const char **str) {
+  const LyTypeImpl *x = lyd_type(t);
+  if (x->ms_str) {
+    if (str)
+      *str = x->ms_str;
+    return 2;
+  }
+  if (x->ms_num) {
+    if (num)
+      *num = x->ms_num;
+    return 1;
+  }
+  return 0;
+}
+
+int lyTypeIsAny(LyType t) { return lyd_type(t)->kind == LYD_ANY; }
+uint64_t lyTypeGetHash(LyType t) { return lyd_type(t)->hash; }
+
+int lyTypeIsDynamic(LyType t) {
+  const LyTypeImpl *x = lyd_type(t);
+  for (int d = 0; d < x->rank; d++)
+    if (x->dims[d] == LY_DYNAMIC)
+      return 1;
+  if (x->kind != LYD_DIGITS)
+    return 0;
+  return !lyd_is_static(x);
+}
+
+/* Status for queries that need a static digit layout. */
+static LyStatus need_static(const LyTypeImpl *x) {
+  if (x->kind == LYD_ANY)
+    return LY_ERROR_ANY;
+  return lyd_is_static(x) ? LY_OK : LY_ERROR_DYNAMIC;
+}
+
+LyStatus lyTypeGetNumel(LyType t, int64_t *out) {
+  const LyTypeImpl *x = lyd_type(t);
+  int64_t n = 1;
+  for (int d = 0; d < x->rank; d++) {
+    if (x->dims[d] == LY_DYNAMIC)
+      return LY_ERROR_DYNAMIC;
+    if (!ly_mul(n, x->dims[d], &n))
+      return LY_ERROR_OVERFLOW; /* rejected at parse time; defensive */
+  }
+  *out = n;
+  return LY_OK;
+}
+
+LyStatus lyTypeGetAllocElements(LyType t, int64_t *out) {
+  const LyTypeImpl *x = lyd_type(t);
+  LyStatus s = need_static(x);
+  if (s == LY_OK)
+    *out = x->alloc;
+  return s;
+}
+
+LyStatus lyTypeGetSizeBytes(LyType t, int64_t *out) {
+  int64_t a, bits;
+  LyStatus s = lyTypeGetAllocElements(t, &a);
+  if (s != LY_OK)
+    return s;
+  if (!ly_mul(a, lyElemGetBits(lyd_type(t)->elem), &bits))
+    return LY_ERROR_OVERFLOW; /* rejected at parse time; defensive */
+  *out = bits / 8 + (bits % 8 != 0);
+  return LY_OK;
+}
+
+LyStatus lyTypeGetOffset(LyType t, const int64_t *idx, int64_t *out) {
+  const LyTypeImpl *x = lyd_type(t);
+  LyStatus s = need_static(x);
+  if (s != LY_OK)
+    return s;
+  for (int d = 0; d < x->rank; d++)
+    if (idx[d] < 0 || idx[d] >= x->dims[d])
+      return LY_ERROR_RANGE;
+  *out = lyd_offset(x, idx);
+  return LY_OK;
+}
+
+int lyTypeIsContiguous(LyType t) {
+  const LyTypeImpl *x = lyd_type(t);
+  if (x->kind == LYD_SYMBOLIC)
+    return x->symbolic[0] == 0; /* row-major over dynamic dims */
+  if (x->kind != LYD_DIGITS || x->base != 0)
+    return 0;
+  LyDigit rm[LY_MAX_RANK];
+  int64_t alloc, coef[1];
+  int n = lyd_row_major_digits(x->rank, x->dims, rm, &alloc);
+  if (n < 0 || alloc != x->alloc)
+    return 0;
+  n = lyd_canonicalize(x->rank, x->dims, rm, n, coef);
+  if (n != x->ndigits)
+    return 0;
+  for (int k = 0; k < n; k++)
+    if (rm[k].stride != x->digits[k].stride || rm[k].dim != x->digits[k].dim || rm[k].div != x->digits[k].div ||
+        rm[k].ext != x->digits[k].ext || rm[k].wrap != x->digits[k].wrap)
+      return 0;
+  return 1;
+}
+
+static int cmp_abs_stride(const void *a, const void *b) {
+  int64_t x = llabs(((const LyDigit *)a)->stride), y = llabs(((const LyDigit *)b)->stride);
+  return x < y ? -1 : x > y;
+}
+
+#define INJECTIVE_ENUM_LIMIT (1 << 24)
+
+LyStatus lyTypeIsInjective(LyType t, int *out) {
+  const LyTypeImpl *x = lyd_type(t);
+  LyStatus s = need_static(x);
+  if (s != LY_OK)
+    return s;
+  int64_t numel;
+  if (lyTypeGetNumel(t, &numel) != LY_OK)
+    return LY_ERROR_OVERFLOW;
+  /* A dim of extent > 1 with no digit is a broadcast. */
+  for (int d = 0; d < x->rank; d++) {
+    bool used = x->dims[d] <= 1;
+    for (int k = 0; k < x->ndigits && !used; k++)
+      used = x->digits[k].dim == d || (x->digits[k].dim < 0 && x->digits[k].coef[d]);
+    if (!used) {
+      *out = 0;
+      return LY_OK;
+    }
+  }
+  /* Sufficient: digits sorted by |stride|, each stride beyond the reach of
+   * all smaller ones, every digit a simple one and each dim's digits a
+   * mixed-radix split (values independent). */
+  bool simple = true;
+  for (int k = 0; k < x->ndigits; k++) {
+    const LyDigit *g = &x->digits[k], *inner = k + 1 < x->ndigits ? &x->digits[k + 1] : NULL;
+    simple = simple && g->dim >= 0;
+    if (!simple)
+      break;
+    /* Canonical order lists a dim's digits outermost first. */
+    if (k == 0 || x->digits[k - 1].dim != g->dim)
+      simple = simple && !g->wrap;
+    if (inner && inner->dim == g->dim)
+      simple = simple && inner->wrap && inner->div * inner->ext == g->div;
+    else
+      simple = simple && g->div == 1;
+  }
+  if (simple) {
+    LyDigit g[LY_MAX_DIGITS];
+    memcpy(g, x->digits, x->ndigits * sizeof *g);
+    qsort(g, x->ndigits, sizeof *g, cmp_abs_stride);
+    int64_t reach = 0;
+    bool ok = true;
+    for (int k = 0; k < x->ndigits && ok; k++) {
+      int64_t st = llabs(g[k].stride), r;
+      ok = st > reach && ly_mul(st, g[k].ext - 1, &r) && ly_add(reach, r, &reach);
+    }
+    if (ok) {
+      *out = 1;
+      return LY_OK;
+    }
+  }
+  if (numel > INJECTIVE_ENUM_LIMIT || x->alloc > 8 * (int64_t)INJECTIVE_ENUM_LIMIT)
+    return LY_ERROR_UNKNOWN;
+  /* Exact: mark every offset in a bitmap. */
+  uint8_t *seen = ly_malloc((size_t)x->alloc / 8 + 1);
+  if (!seen)
+    return LY_ERROR_NOMEM;
+  memset(seen, 0, (size_t)x->alloc / 8 + 1);
+  int64_t idx[LY_MAX_RANK] = {0};
+  int result = 1;
+  for (int64_t e = 0; e < numel && result; e++) {
+    int64_t off = lyd_offset(x, idx);
+    if (seen[off >> 3] & (1 << (off & 7)))
+      result = 0;
+    seen[off >> 3] |= (uint8_t)(1 << (off & 7));
+    for (int d = x->rank - 1; d >= 0; d--) {
+      if (++idx[d] < x->dims[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  ly_free(seen);
+  *out = result;
+  return LY_OK;
+}
+
+LyStatus lyTypeGetStrides(LyType t, int64_t *strides, int64_t *offset) {
+  const LyTypeImpl *x = lyd_type(t);
+  if (x->kind == LYD_ANY)
+    return LY_ERROR_ANY;
+  if (x->kind != LYD_DIGITS)
+    return LY_ERROR_DYNAMIC;
+  for (int d = 0; d < x->rank; d++)
+    strides[d] = 0;
+  bool has[LY_MAX_RANK] = {0};
+  for (int k = 0; k < x->ndigits; k++) {
+    const LyDigit *g = &x->digits[k];
+    if (g->dim < 0 || g->div != 1 || g->wrap || has[g->dim])
+      return LY_ERROR_INVALID; /* not expressible as one stride per dim */
+    has[g->dim] = true;
+    strides[g->dim] = g->stride;
+  }
+  int bits = lyElemGetBits(x->elem);
+  if (bits % 8 == 0)
+    for (int d = 0; d < x->rank; d++)
+      if (strides[d] != LY_DYNAMIC)
+        strides[d] *= bits / 8; /* fits: alloc * bits was checked */
+  *offset = x->base;
+  return LY_OK;
+}

@@ -1,0 +1,231 @@
+/* support: allocator with fault injection, arenas, buffers, hashing and the
+ * diagnostic engine. */
+#include "support/support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Noreturn void ly_assert_fail(const char *what, const char *file, int line) {
+  fprintf(stderr, "layoutc internal error: %s:%d: assertion '%s' failed\n", file, line, what);
+  abort();
+}
+
+/* --- Allocator ------------------------------------------------------------ */
+
+static long fail_countdown;
+static long alloc_counter;
+
+static bool should_fail(void) {
+  alloc_counter++;
+  if (fail_countdown > 0 && --fail_countdown == 0)
+    return true;
+  return false;
+}
+
+void ly_alloc_fail_after(long n) { fail_countdown = n; }
+long ly_alloc_count(void) { return alloc_counter; }
+
+void *ly_malloc(size_t n) {
+  if (should_fail())
+    return NULL;
+  return malloc(n ? n : 1);
+}
+
+void *ly_realloc(void *p, size_t n) {
+  if (should_fail())
+    return NULL;
+  return realloc(p, n ? n : 1);
+}
+
+void ly_free(void *p) { free(p); }
+
+/* --- Arena ---------------------------------------------------------------- */
+
+struct LyArenaBlock {
+  LyArenaBlock *next;
+  size_t size;
+  _Alignas(16) char data[];
+};
+
+void ly_arena_init(LyArena *a) { a->head = NULL, a->cur = a->end = NULL; }
+
+void ly_arena_free(LyArena *a) {
+  for (LyArenaBlock *b = a->head, *n; b; b = n) {
+    n = b->next;
+    ly_free(b);
+  }
+  ly_arena_init(a);
+}
+
+void *ly_arena_alloc(LyArena *a, size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  if (n == 0)
+    n = 16;
+  if ((size_t)(a->end - a->cur) < n || !a->cur) {
+    size_t sz = n > 8192 ? n : 8192;
+    LyArenaBlock *b = ly_malloc(sizeof *b + sz);
+    if (!b)
+      return NULL;
+    b->next = a->head;
+    b->size = sz;
+    a->head = b;
+    a->cur = b->data;
+    a->end = b->data + sz;
+  }
+  void *p = a->cur;
+  a->cur += n;
+  memset(p, 0, n);
+  return p;
+}
+
+void *ly_arena_dup(LyArena *a, const void *p, size_t n) {
+  void *q = ly_arena_alloc(a, n);
+  if (q && n)
+    memcpy(q, p, n);
+  return q;
+}
+
+char *ly_arena_strndup(LyArena *a, const char *s, size_t n) {
+  char *q = ly_arena_alloc(a, n + 1);
+  if (q) {
+    memcpy(q, s, n);
+    q[n] = 0;
+  }
+  return q;
+}
+
+/* --- Buffers -------------------------------------------------------------- */
+
+void ly_buf_init(LyBuf *b) { memset(b, 0, sizeof *b); }
+void ly_buf_free(LyBuf *b) {
+  ly_free(b->data);
+  ly_buf_init(b);
+}
+
+static bool buf_reserve(LyBuf *b, size_t extra) {
+  if (b->oom)
+    return false;
+  if (b->len + extra + 1 <= b->cap)
+    return true;
+  size_t cap = b->cap ? b->cap : 64;
+  while (cap < b->len + extra + 1)
+    cap *= 2;
+  char *d = ly_realloc(b->data, cap);
+  if (!d) {
+    b->oom = true;
+    return false;
+  }
+  b->data = d;
+  b->cap = cap;
+  return true;
+}
+
+void ly_buf_put(LyBuf *b, const char *s, size_t n) {
+  if (!buf_reserve(b, n))
+    return;
+  memcpy(b->data + b->len, s, n);
+  b->len += n;
+  b->data[b->len] = 0;
+}
+
+void ly_buf_puts(LyBuf *b, const char *s) { ly_buf_put(b, s, strlen(s)); }
+
+void ly_buf_vprintf(LyBuf *b, const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap2);
+  va_end(ap2);
+  if (n < 0 || !buf_reserve(b, (size_t)n))
+    return;
+  vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+  b->len += (size_t)n;
+}
+
+void ly_buf_printf(LyBuf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  ly_buf_vprintf(b, fmt, ap);
+  va_end(ap);
+}
+
+const char *ly_buf_cstr(LyBuf *b) { return b->data && !b->oom ? b->data : ""; }
+
+/* --- Hashing -------------------------------------------------------------- */
+
+uint64_t ly_hash_bytes(uint64_t h, const void *p, size_t n) {
+  const unsigned char *s = p;
+  for (size_t i = 0; i < n; i++) {
+    h ^= s[i];
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+uint64_t ly_hash_i64(uint64_t h, int64_t v) {
+  unsigned char b[8];
+  for (int i = 0; i < 8; i++)
+    b[i] = (unsigned char)((uint64_t)v >> (8 * i)); /* fixed byte order */
+  return ly_hash_bytes(h, b, 8);
+}
+
+/* --- Diagnostics ---------------------------------------------------------- */
+
+void ly_diag_vemit(LyDiagEngine *d, LySeverity sev, const LySource *src, LyLoc loc,
+                   const char *fmt, va_list ap) {
+  if (sev == LY_SEVERITY_ERROR)
+    d->errors++;
+  LyBuf msg;
+  ly_buf_init(&msg);
+  ly_buf_vprintf(&msg, fmt, ap);
+  LyDiagnostic diag = {.severity = sev, .message = msg.oom ? "out of memory" : ly_buf_cstr(&msg)};
+  if (src) {
+    diag.source_name = src->name ? src->name : "<input>";
+    diag.line = loc.line;
+    diag.column = loc.col;
+    /* Find the line's text. */
+    if (loc.line > 0 && src->text) {
+      const char *p = src->text, *end = src->text + src->len;
+      for (int l = 1; l < loc.line && p < end; p++)
+        if (*p == '\n')
+          l++;
+      const char *e = p;
+      while (e < end && *e != '\n')
+        e++;
+      diag.source_line = p;
+      diag.source_line_len = (int)(e - p);
+    }
+  }
+  if (d->handler)
+    d->handler(&diag, d->user);
+  ly_buf_free(&msg);
+}
+
+void ly_diag_emit(LyDiagEngine *d, LySeverity sev, const LySource *src, LyLoc loc,
+                  const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  ly_diag_vemit(d, sev, src, loc, fmt, ap);
+  va_end(ap);
+}
+
+void lyDiagnosticPrintToFile(const LyDiagnostic *diag, void *file) {
+  FILE *f = file;
+  static const char *sev[] = {"error", "warning", "note"};
+  if (diag->source_name && diag->line > 0)
+    fprintf(f, "%s:%d:%d: ", diag->source_name, diag->line, diag->column);
+  else if (diag->source_name)
+    fprintf(f, "%s: ", diag->source_name);
+  fprintf(f, "%s: %s\n", sev[diag->severity], diag->message);
+  if (diag->source_line && diag->line > 0) {
+    /* Long lines (megabyte inputs) are shown as a window around the column. */
+    int col = diag->column > 0 ? diag->column - 1 : 0;
+    int start = 0, len = diag->source_line_len;
+    if (len > 160) {
+      start = col > 60 ? col - 60 : 0;
+      len = len - start > 120 ? 120 : len - start;
+    }
+    fprintf(f, "%s%.*s\n", start ? "..." : "", len, diag->source_line + start);
+    fprintf(f, "%*s^\n", (start ? 3 : 0) + col - start, "");
+  }
+}

@@ -1,0 +1,34 @@
+# lit configuration for layoutc: lit tests live under test/, tools come from the build tree.
+import os
+import shutil
+import lit.formats
+
+config.name = "layoutc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".test", ".mlir", ".lyt", ".py"]
+config.excludes = ["lit.site.cfg.py", "Inputs", "CMakeLists.txt", "__pycache__", "lib"]
+config.test_source_root = os.path.join(config.layoutc_src_root, "test")
+config.test_exec_root = os.path.join(config.layoutc_obj_root, "test")
+
+bindir = os.path.join(config.layoutc_obj_root, "bin")
+unitdir = os.path.join(config.layoutc_obj_root, "test", "unit")
+path = os.pathsep.join([bindir, unitdir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
+config.environment["PATH"] = path
+for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "LAYOUTC_FUZZ_SECONDS"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+# Tests that use NumPy need the Debian interpreter (python3-numpy).
+python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else shutil.which("python3")
+config.substitutions.append(("%python", python))
+config.substitutions.append(("%testlib", os.path.join(config.layoutc_src_root, "test", "lib")))
+config.substitutions.append(("%S_src", config.test_source_root))
+
+if os.path.exists(os.path.join(bindir, "dnnl_oracle")):
+    config.available_features.add("dnnl")
+try:
+    import subprocess
+    subprocess.check_call([python, "-c", "import numpy"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    config.available_features.add("numpy")
+except Exception:
+    pass
