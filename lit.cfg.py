@@ -5,7 +5,7 @@ import lit.formats
 
 config.name = "layoutc"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".test", ".mlir", ".lyt", ".py"]
+config.suffixes = [".test", ".mlir", ".lyt"]
 config.excludes = ["lit.site.cfg.py", "Inputs", "CMakeLists.txt", "__pycache__", "lib"]
 config.test_source_root = os.path.join(config.layoutc_src_root, "test")
 config.test_exec_root = os.path.join(config.layoutc_obj_root, "test")

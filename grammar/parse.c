@@ -53,6 +53,7 @@ LyType lyTypeParse(LyContext c, const char *text, size_t len, const char *name) 
     ly_diag_emit(&ctx->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "out of memory");
   else if (ctx->diag.errors == errors)
     lyp_error(p, (LyLoc){1, 1}, "syntax error");
+  ly_arena_free(&p->arena);
   ly_free(p);
   ly_free(buf);
   return lyd_wrap(t);

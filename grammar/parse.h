@@ -6,6 +6,15 @@
 #include "desc/desc.h"
 
 #define LYP_MAX_NEST 64
+#define LYP_MAX_SUBS 8
+#define LYP_MAX_DIGIT_NEST 8
+
+/* A digit under construction in the general layout. */
+typedef struct {
+  int64_t coef[LY_MAX_RANK];
+  LyDigit sub[LYP_MAX_SUBS];
+  int nsub, nterms, dim;
+} LyDigitFrame;
 
 typedef struct {
   /* Lexer state: the cursor lives here, never in globals. */
@@ -13,6 +22,7 @@ typedef struct {
   int line;
   bool after_dim;   /* an 'x' right after a dim separates dims */
   bool lex_error;   /* the lexer already reported this token */
+  LyLoc end_loc;    /* just after the last token */
   struct { char ch; LyLoc loc; } open[LYP_MAX_NEST];
   int nopen;
   /* Parser state */
@@ -21,9 +31,11 @@ typedef struct {
   LyTypeAst ast;
   bool have_layout, have_ms, tiled_ms;
   LyLoc layout_loc, ms_loc;
-  int64_t gcoef[LY_MAX_DIGITS][LY_MAX_RANK]; /* general digit coefficients */
-  int64_t cur_coef[LY_MAX_RANK];
-  int cur_dim, cur_terms;
+  LyArena arena; /* nested digits and coefficients; freed after lowering */
+  /* Digits under construction: frame 0 is a top-level digit, deeper frames
+   * are nested sub-digits. */
+  LyDigitFrame frame[LYP_MAX_DIGIT_NEST];
+  int depth;
 } LyParser;
 
 /* Reports a located error and counts it. */

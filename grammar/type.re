@@ -14,6 +14,7 @@ static void set_loc(LyParser *p, LYT_LTYPE *l) {
   l->first_line = l->last_line = p->line;
   l->first_column = (int)(p->tok - p->line_start) + 1;
   l->last_column = (int)(p->cur - p->line_start);
+  p->end_loc = (LyLoc){p->line, l->last_column + 1};
 }
 
 static int open_bracket(LyParser *p, char c) {
@@ -65,7 +66,13 @@ again:
     digit = [0-9];
     ident = [a-zA-Z_][a-zA-Z0-9_]*;
 
-    $ { set_loc(p, loc); return LYT_YYEOF; }
+    $ {
+      /* End of input is reported just after the last token. */
+      LyLoc e = p->end_loc.line ? p->end_loc : (LyLoc){1, 1};
+      loc->first_line = loc->last_line = e.line;
+      loc->first_column = loc->last_column = e.col;
+      return LYT_YYEOF;
+    }
     [ \t\r]+ { goto again; }
     "\n" { p->line++; p->line_start = p->cur; goto again; }
     "//" [^\n\x00]* { goto again; }

@@ -35,6 +35,9 @@ static bool add_tile_entry(LyParser *p, int64_t v, LYT_LTYPE l);
 static bool add_stride(LyParser *p, int64_t v, LYT_LTYPE l);
 static bool add_term(LyParser *p, int64_t coef, const char *s, int len, LYT_LTYPE l);
 static bool end_digit(LyParser *p, int64_t div, int64_t mod, int64_t stride, LYT_LTYPE l);
+static bool push_frame(LyParser *p, LYT_LTYPE l);
+static bool end_nested(LyParser *p, int64_t div, int64_t mod, LYT_LTYPE l);
+static bool scale_sub(LyParser *p, int64_t coef, LYT_LTYPE l);
 #define CHECK(x) do { if (!(x)) YYABORT; } while (0)
 }
 
@@ -133,7 +136,7 @@ digits: digit
       | digits ',' digit
       ;
 
-digit: '(' { p->cur_terms = 0; memset(p->cur_coef, 0, sizeof p->cur_coef); } lin ')' div_opt mod_opt '*' sint
+digit: '(' { CHECK(push_frame(p, @1)); } lin ')' div_opt mod_opt '*' sint
        { CHECK(end_digit(p, $5, $6, $8, @1)); }
      ;
 
@@ -141,9 +144,14 @@ lin: term
    | lin '+' term
    ;
 
-term: IDENT             { CHECK(add_term(p, 1, $1.s, $1.len, @1)); }
-    | INTEGER '*' IDENT { CHECK(add_term(p, $1, $3.s, $3.len, @3)); }
+term: IDENT              { CHECK(add_term(p, 1, $1.s, $1.len, @1)); }
+    | INTEGER '*' IDENT  { CHECK(add_term(p, $1, $3.s, $3.len, @3)); }
+    | nested             { CHECK(scale_sub(p, 1, @1)); }
+    | INTEGER '*' nested { CHECK(scale_sub(p, $1, @1)); }
     ;
+
+nested: '(' { CHECK(push_frame(p, @1)); } lin ')' div_opt mod_opt { CHECK(end_nested(p, $5, $6, @1)); }
+      ;
 
 div_opt: %empty           { $$ = 1; }
        | FLOORDIV INTEGER { $$ = $2; if ($2 == 0) { lyp_error(p, L(@2), "floordiv by zero"); YYABORT; } }
@@ -179,8 +187,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, LyParser *p) {
   yysymbol_kind_t la = yypcontext_token(ctx);
   LYT_LTYPE *loc = yypcontext_location(ctx);
   if (la == YYSYMBOL_YYEOF && p->nopen > 0) {
-    lyp_error(p, L(*loc), "'%c' opened at column %d is never closed", p->open[p->nopen - 1].ch,
-              p->open[p->nopen - 1].loc.col);
+    lyp_error(p, p->open[p->nopen - 1].loc, "'%c' opened at column %d is never closed",
+              p->open[p->nopen - 1].ch, p->open[p->nopen - 1].loc.col);
     return 0;
   }
   yysymbol_kind_t exp[8];
@@ -302,6 +310,16 @@ static bool add_stride(LyParser *p, int64_t v, LYT_LTYPE l) {
   return true;
 }
 
+static bool push_frame(LyParser *p, LYT_LTYPE l) {
+  if (p->depth == LYP_MAX_DIGIT_NEST) {
+    lyp_error(p, L(l), "digits nested more than %d deep", LYP_MAX_DIGIT_NEST);
+    return false;
+  }
+  memset(&p->frame[p->depth], 0, sizeof p->frame[p->depth]);
+  p->depth++;
+  return true;
+}
+
 static bool add_term(LyParser *p, int64_t coef, const char *s, int len, LYT_LTYPE l) {
   int d = 0;
   bool ok = len >= 2 && len <= 3 && s[0] == 'd';
@@ -312,15 +330,61 @@ static bool add_term(LyParser *p, int64_t coef, const char *s, int len, LYT_LTYP
     return false;
   }
   if (coef == 0) {
-    lyp_error(p, L(l), "a dim coefficient must be positive");
+    lyp_error(p, L(l), "a coefficient must be positive");
     return false;
   }
-  if (!ly_add(p->cur_coef[d], coef, &p->cur_coef[d])) {
+  int64_t *c = &p->frame[p->depth - 1].coef[d];
+  if (!ly_add(*c, coef, c)) {
     lyp_error(p, L(l), "coefficient does not fit in 64 bits");
     return false;
   }
-  p->cur_dim = d;
-  p->cur_terms++;
+  p->frame[p->depth - 1].dim = d;
+  p->frame[p->depth - 1].nterms++;
+  return true;
+}
+
+/* Turns the innermost frame into a digit; its coefficient and sub-digit
+ * arrays move to the parser's arena. */
+static bool frame_digit(LyParser *p, int64_t div, int64_t mod, LyDigit *g, LYT_LTYPE l) {
+  LyDigitFrame *f = &p->frame[--p->depth];
+  *g = (LyDigit){.div = div, .wrap = mod != 0, .ext = mod};
+  if (f->nterms == 1 && f->nsub == 0 && f->coef[f->dim] == 1) {
+    g->dim = f->dim;
+    return true;
+  }
+  g->dim = -1;
+  g->coef = ly_arena_dup(&p->arena, f->coef, sizeof f->coef);
+  g->nsub = f->nsub;
+  g->sub = f->nsub ? ly_arena_dup(&p->arena, f->sub, f->nsub * sizeof *f->sub) : NULL;
+  if (!g->coef || (f->nsub && !g->sub)) {
+    lyp_error(p, L(l), "out of memory");
+    return false;
+  }
+  return true;
+}
+
+static bool end_nested(LyParser *p, int64_t div, int64_t mod, LYT_LTYPE l) {
+  LyDigit g;
+  if (!frame_digit(p, div, mod, &g, l))
+    return false;
+  LyDigitFrame *parent = &p->frame[p->depth - 1];
+  if (parent->nsub == LYP_MAX_SUBS) {
+    lyp_error(p, L(l), "a digit has more than %d nested digits", LYP_MAX_SUBS);
+    return false;
+  }
+  g.stride = 1; /* its coefficient in E, scaled by scale_sub */
+  parent->sub[parent->nsub++] = g;
+  return true;
+}
+
+static bool scale_sub(LyParser *p, int64_t coef, LYT_LTYPE l) {
+  LyDigitFrame *f = &p->frame[p->depth - 1];
+  if (coef == 0) {
+    lyp_error(p, L(l), "a coefficient must be positive");
+    return false;
+  }
+  f->sub[f->nsub - 1].stride = coef;
+  f->nterms++;
   return true;
 }
 
@@ -331,16 +395,9 @@ static bool end_digit(LyParser *p, int64_t div, int64_t mod, int64_t stride, LYT
     return false;
   }
   LyDigit *g = &s->digits[s->ndigits];
+  if (!frame_digit(p, div, mod, g, l))
+    return false;
   g->stride = stride;
-  g->div = div;
-  g->wrap = mod != 0;
-  g->ext = mod;
-  bool simple = p->cur_terms == 1 && p->cur_coef[p->cur_dim] == 1;
-  g->dim = simple ? p->cur_dim : -1;
-  if (!simple) {
-    memcpy(p->gcoef[s->ndigits], p->cur_coef, sizeof p->cur_coef);
-    g->coef = p->gcoef[s->ndigits];
-  }
   s->ndigits++;
   return true;
 }

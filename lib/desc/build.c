@@ -119,10 +119,6 @@ bool lyd_tag_parse(const char *tag, size_t len, int rank, LyTagInfo *out, int *e
                   f0 == 1 ? "an" : "a", family_names[f0], letters[0]);
     return false;
   }
-  if (n != rank) {
-    ly_buf_printf(err, "format tag has %d dims but the type has rank %d", n, rank);
-    return false;
-  }
   /* Logical position of each letter: its rank within the family order. */
   int pos[LY_MAX_RANK];
   for (int k = 0; k < n; k++) {
@@ -187,6 +183,10 @@ bool lyd_tag_parse(const char *tag, size_t len, int rank, LyTagInfo *out, int *e
     out->block_dim[out->nblocks] = pos[k];
     out->block_size[out->nblocks++] = v;
     i++;
+  }
+  if (n != rank) {
+    ly_buf_printf(err, "format tag has %d dim%s but the type has rank %d", n, n == 1 ? "" : "s", rank);
+    return false;
   }
   return true;
 }
@@ -272,16 +272,44 @@ typedef struct {
 
 #define MAX_PHYS 64
 
-/* floor(p / q) as a piece; false if not expressible as one digit. */
-static bool piece_div(const Piece *p, int64_t q, Piece *out) {
+/* A wrapped piece whose value never reaches its modulus is not wrapped:
+ * knowing that lets later tiles split it. */
+static Piece tighten(Piece p, const int64_t *dims, int rank) {
+  int64_t maxe = lyd_digit_max_e(&p.g, rank, dims);
+  if (maxe != LY_DYNAMIC && maxe >= 0 && maxe / p.g.div < p.g.ext) {
+    p.g.wrap = false;
+    p.g.ext = maxe / p.g.div + 1;
+  }
+  return p;
+}
+
+/* A piece whose digit is `value(p)` nested as the only term of a new
+ * general digit, for the tiles that no single digit can express. */
+static bool nest(Builder *b, const Piece *p, int rank, Piece *out) {
+  LyDigit *sub = ly_arena_alloc(&b->scratch, sizeof *sub);
+  int64_t *coef = ly_arena_alloc(&b->scratch, rank * sizeof *coef);
+  if (!sub || !coef)
+    return false;
+  *sub = p->g;
+  sub->stride = 1;
+  *out = *p;
+  out->g = (LyDigit){.div = 1, .ext = p->g.ext, .dim = -1, .coef = coef, .nsub = 1, .sub = sub};
+  return true;
+}
+
+/* floor(p / q) as a piece. */
+static bool piece_div(Builder *b, const Piece *p, int64_t q, int rank, Piece *out) {
   *out = *p;
   if (p->g.wrap && p->g.ext <= q) { /* value < q: the quotient is 0 */
     out->g = (LyDigit){.div = 1, .ext = 1, .wrap = true, .dim = p->g.dim >= 0 ? p->g.dim : 0};
     out->span = ly_ceil_div(p->span, q);
     return true;
   }
-  if (p->g.wrap && p->g.ext % q != 0)
-    return false;
+  if (p->g.wrap && p->g.ext % q != 0) {
+    if (!nest(b, p, rank, out))
+      return false;
+    p = out;
+  }
   if (!ly_mul(p->g.div, q, &out->g.div))
     return false;
   out->g.ext = p->g.wrap ? p->g.ext / q : ly_ceil_div(p->g.ext, q);
@@ -290,24 +318,25 @@ static bool piece_div(const Piece *p, int64_t q, Piece *out) {
 }
 
 /* p mod q as a piece of span q. */
-static bool piece_mod(const Piece *p, int64_t q, Piece *out) {
+static bool piece_mod(Builder *b, const Piece *p, int64_t q, int rank, Piece *out) {
   *out = *p;
   out->span = q;
-  if (!p->g.wrap) {
-    out->g.wrap = true, out->g.ext = q;
-    return true;
-  }
-  if (p->g.ext <= q)
+  if (p->g.wrap && p->g.ext <= q)
     return true; /* already below q */
-  if (p->g.ext % q != 0)
-    return false;
+  if (p->g.wrap && p->g.ext % q != 0) {
+    if (!nest(b, p, rank, out))
+      return false;
+    out->span = q;
+  }
+  out->g.wrap = true;
   out->g.ext = q;
   return true;
 }
 
 /* Splits dim pieces by tile t into tile-count pieces (left in *dim) and
  * within-tile pieces (*within). False when no exact digit split exists. */
-static bool split_pieces(PhysDim *dim, int64_t t, PhysDim *within) {
+static bool split_pieces(Builder *b, PhysDim *out, int64_t t, PhysDim *within, const int64_t *dims, int rank) {
+  PhysDim copy = *out, *dim = &copy; /* *out is untouched on failure */
   int64_t need = t;
   int k = dim->n - 1;
   Piece tmp[LY_MAX_DIGITS];
@@ -326,12 +355,13 @@ static bool split_pieces(PhysDim *dim, int64_t t, PhysDim *within) {
       return false;
     /* Split this piece (the outermost piece may pad). */
     Piece hi, lo;
-    if (!piece_div(p, need, &hi) || !piece_mod(p, need, &lo))
+    if (!piece_div(b, p, need, rank, &hi) || !piece_mod(b, p, need, rank, &lo))
       return false;
-    *p = hi;
-    tmp[nt++] = lo;
+    *p = tighten(hi, dims, rank);
+    tmp[nt++] = tighten(lo, dims, rank);
     need = 1;
   }
+  *out = copy;
   within->n = 0;
   for (int j = nt - 1; j >= 0; j--)
     within->p[within->n++] = tmp[j];
@@ -340,23 +370,28 @@ static bool split_pieces(PhysDim *dim, int64_t t, PhysDim *within) {
   return true;
 }
 
-/* Replaces a dim made of whole logical dims by one general piece over their
- * linear combination. */
+/* Replaces a dim's pieces by one general piece: E = sum of piece * weight,
+ * whole logical dims as coefficients and other pieces as sub-digits. */
 static bool make_general(Builder *b, PhysDim *dim, const int64_t *dims, int rank) {
   int64_t *coef = ly_arena_alloc(&b->scratch, rank * sizeof *coef);
-  if (!coef)
+  LyDigit *sub = ly_arena_alloc(&b->scratch, dim->n * sizeof *sub);
+  if (!coef || !sub)
     return false;
   int64_t w = 1;
+  int nsub = 0;
   for (int k = dim->n - 1; k >= 0; k--) {
     const Piece *p = &dim->p[k];
-    if (p->g.dim < 0 || p->g.div != 1 || p->g.wrap || p->span != dims[p->g.dim])
-      return false;
-    coef[p->g.dim] += w;
+    if (p->g.dim >= 0 && p->g.div == 1 && !p->g.wrap && p->span == dims[p->g.dim] && !coef[p->g.dim]) {
+      coef[p->g.dim] = w;
+    } else {
+      sub[nsub] = p->g;
+      sub[nsub++].stride = w;
+    }
     if (!ly_mul(w, p->span, &w))
       return false;
   }
   dim->n = 1;
-  dim->p[0] = (Piece){{.div = 1, .ext = w, .dim = -1, .coef = coef}, w};
+  dim->p[0] = (Piece){{.div = 1, .ext = w, .dim = -1, .coef = coef, .nsub = nsub, .sub = nsub ? sub : NULL}, w};
   return true;
 }
 
@@ -440,23 +475,12 @@ static bool build_tiled(Builder *b, LyTypeImpl *t, LyDigit *g) {
       PhysDim *dim = &phys[first + e];
       PhysDim *within = &phys[np];
       LY_ASSERT(np + 1 <= MAX_PHYS); /* validate_tiled bounds the rank */
-      if (!split_pieces(dim, sizes[e], within)) {
-        PhysDim save = *dim;
-        if (!make_general(b, dim, t->dims, rank)) {
-          error_at(b, tl->loc,
-                   "tile %lld splits a combined dim that is itself partly tiled; this tiling has no "
-                   "exact digit form",
-                   (long long)sizes[e]);
-          return false;
-        }
-        if (!split_pieces(dim, sizes[e], within)) {
-          *dim = save;
-          error_at(b, tl->loc, "tile %lld does not divide the combined dim it tiles and cannot pad it",
-                   (long long)sizes[e]);
-          return false;
-        }
+      if (!split_pieces(b, dim, sizes[e], within, t->dims, rank) &&
+          !(make_general(b, dim, t->dims, rank) && split_pieces(b, dim, sizes[e], within, t->dims, rank))) {
+        error_at(b, tl->loc, "tile %lld overflows the size computation", (long long)sizes[e]);
+        return false;
       }
-        np++;
+      np++;
     }
   }
   /* Row-major over the flattened pieces. */
@@ -551,7 +575,8 @@ static bool check_range(Builder *b, LyTypeImpl *t, const LyDigit *g, int n, bool
 static bool build_strided(Builder *b, LyTypeImpl *t, LyDigit *g) {
   const LySpec *s = &b->ast->spec;
   if (s->nstrides != t->rank) {
-    error_at(b, s->loc, "strided layout has %d strides but the type has rank %d", s->nstrides, t->rank);
+    error_at(b, s->loc, "strided layout has %d stride%s but the type has rank %d", s->nstrides,
+             s->nstrides == 1 ? "" : "s", t->rank);
     return false;
   }
   for (int d = 0; d < t->rank; d++)

@@ -37,22 +37,60 @@ void lyContextSetDiagnosticHandler(LyContext ctx, LyDiagnosticHandler h, void *u
   lyd_ctx(ctx)->diag.user = user;
 }
 
-/* --- Digit ranges --------------------------------------------------------- */
+/* --- Digit values and ranges ------------------------------------------------ */
+
+int64_t lyd_digit_value(const LyDigit *g, int rank, const int64_t *idx) {
+  int64_t e;
+  if (g->dim >= 0) {
+    e = idx[g->dim];
+  } else {
+    e = 0;
+    for (int d = 0; d < rank; d++)
+      e += g->coef[d] * idx[d];
+    for (int j = 0; j < g->nsub; j++)
+      e += g->sub[j].stride * lyd_digit_value(&g->sub[j], rank, idx);
+  }
+  e /= g->div;
+  return g->wrap ? e % g->ext : e;
+}
 
 int64_t lyd_digit_max_e(const LyDigit *g, int rank, const int64_t *dims) {
   if (g->dim >= 0)
     return dims[g->dim] == LY_DYNAMIC ? LY_DYNAMIC : dims[g->dim] - 1;
-  int64_t e = 0;
+  int64_t e = 0, term;
   for (int d = 0; d < rank; d++) {
     if (!g->coef[d])
       continue;
     if (dims[d] == LY_DYNAMIC)
       return LY_DYNAMIC;
-    int64_t term;
     if (!ly_mul(g->coef[d], dims[d] - 1, &term) || !ly_add(e, term, &e))
       return LY_DYNAMIC; /* caller validated sizes; treat as unknown */
   }
+  for (int j = 0; j < g->nsub; j++) {
+    int64_t v = lyd_digit_max_value(&g->sub[j], rank, dims);
+    if (v == LY_DYNAMIC || !ly_mul(g->sub[j].stride, v, &term) || !ly_add(e, term, &e))
+      return LY_DYNAMIC;
+  }
   return e;
+}
+
+int64_t lyd_digit_max_value(const LyDigit *g, int rank, const int64_t *dims) {
+  int64_t e = lyd_digit_max_e(g, rank, dims);
+  if (e == LY_DYNAMIC)
+    return g->wrap ? g->ext - 1 : LY_DYNAMIC;
+  e /= g->div;
+  return g->wrap && e >= g->ext ? g->ext - 1 : e;
+}
+
+bool lyd_digit_uses_dim(const LyDigit *g, int rank, int d) {
+  if (g->dim >= 0)
+    return g->dim == d;
+  if (g->coef[d])
+    return true;
+  for (int j = 0; j < g->nsub; j++)
+    if (lyd_digit_uses_dim(&g->sub[j], rank, d))
+      return true;
+  return false;
 }
 
 static int64_t gcd64(int64_t a, int64_t b) {
@@ -66,6 +104,8 @@ static int64_t gcd64(int64_t a, int64_t b) {
 /* Rewrites a general digit over one dim (or with a common factor) into a
  * simpler equivalent. Returns false if the digit is identically zero. */
 static void simplify_general(LyDigit *g, int rank, const int64_t *dims, int64_t *coef) {
+  if (g->nsub)
+    return; /* nested digits are kept as built */
   int64_t gg = 0;
   int nz = 0, last = -1;
   for (int d = 0; d < rank; d++) {
@@ -109,18 +149,23 @@ static int cmp_i64(int64_t a, int64_t b) { return a < b ? -1 : a > b; }
 
 static int digit_cmp_rank; /* qsort has no context argument */
 
-static int digit_cmp(const void *pa, const void *pb) {
-  const LyDigit *a = pa, *b = pb;
+static int digit_cmp_r(const LyDigit *a, const LyDigit *b, int rank) {
   bool ga = a->dim < 0, gb = b->dim < 0;
   if (ga != gb)
     return ga - gb;
   if (!ga && a->dim != b->dim)
     return a->dim - b->dim;
-  if (ga)
-    for (int d = 0; d < digit_cmp_rank; d++)
+  int c;
+  if (ga) {
+    for (int d = 0; d < rank; d++)
       if (a->coef[d] != b->coef[d])
         return cmp_i64(b->coef[d], a->coef[d]);
-  int c;
+    if ((c = a->nsub - b->nsub))
+      return c;
+    for (int j = 0; j < a->nsub; j++)
+      if ((c = digit_cmp_r(&a->sub[j], &b->sub[j], rank)))
+        return c;
+  }
   if ((c = cmp_i64(b->div, a->div)))
     return c;
   if ((c = cmp_i64(a->ext, b->ext)))
@@ -130,59 +175,41 @@ static int digit_cmp(const void *pa, const void *pb) {
   return cmp_i64(a->stride, b->stride);
 }
 
-/* Canonical form: digits that are always zero or have stride 0 are dropped,
- * wrap only where it changes a value, extents tight, digits of one dim that
- * are contiguous in both index and memory merged, and a fixed order. */
-int lyd_canonicalize(int rank, const int64_t *dims, LyDigit *g, int n, int64_t *coef_store) {
-  int m = 0;
-  for (int k = 0; k < n; k++) {
-    LyDigit x = g[k];
-    if (x.dim < 0) {
-      int64_t *c = coef_store + (size_t)m * rank;
-      memcpy(c, x.coef, rank * sizeof *c);
-      x.coef = c;
-      simplify_general(&x, rank, dims, c);
-    }
-    if (x.stride == 0 || (x.wrap && x.ext == 1))
-      continue; /* contributes nothing */
-    int64_t maxe = lyd_digit_max_e(&x, rank, dims);
-    if (maxe != LY_DYNAMIC) {
-      int64_t top = maxe / x.div;
-      if (top == 0 && maxe >= 0)
-        continue;
-      if (maxe < 0)
-        continue; /* a zero-sized dim: no element uses the digit */
-      if (!x.wrap || top < x.ext)
-        x.wrap = false, x.ext = top + 1;
-    }
-    if (x.dim < 0 && m != k) { /* keep coefficient storage in step with m */
-      int64_t *c = coef_store + (size_t)m * rank;
-      memmove(c, x.coef, rank * sizeof *c);
-      x.coef = c;
-    }
-    g[m++] = x;
-  }
-  n = m;
+static int digit_cmp(const void *pa, const void *pb) { return digit_cmp_r(pa, pb, digit_cmp_rank); }
+
+/* Same E: same simple dim, or same coefficients and nested digits. */
+static bool same_e(const LyDigit *a, const LyDigit *b, int rank) {
+  if (a->dim >= 0 || b->dim >= 0)
+    return a->dim == b->dim;
+  if (memcmp(a->coef, b->coef, rank * sizeof(int64_t)) || a->nsub != b->nsub)
+    return false;
+  for (int j = 0; j < a->nsub; j++)
+    if (digit_cmp_r(&a->sub[j], &b->sub[j], rank))
+      return false;
+  return true;
+}
+
+/* Sorts, then merges outer o with the next inner p of the same E when they
+ * continue each other: o.div = p.div*p.ext and o.stride = p.stride*p.ext. */
+static int merge_digits(int rank, const int64_t *dims, LyDigit *g, int n) {
   digit_cmp_rank = rank;
   qsort(g, n, sizeof *g, digit_cmp);
-  /* Merge outer o with the next inner p of the same dim when they continue
-   * each other: o.div = p.div*p.ext and o.stride = p.stride*p.ext. */
-  m = 0;
+  int m = 0;
   for (int k = 0; k < n; k++) {
     if (m > 0) {
       LyDigit *o = &g[m - 1], *p = &g[k];
-      int64_t span, st;
-      if (o->dim >= 0 && o->dim == p->dim && p->wrap && o->stride != LY_DYNAMIC &&
-          p->stride != LY_DYNAMIC && ly_mul(p->div, p->ext, &span) && span == o->div &&
-          ly_mul(p->stride, p->ext, &st) && st == o->stride) {
-        int64_t ext;
-        if (o->wrap && ly_mul(o->ext, p->ext, &ext))
-          *o = (LyDigit){p->stride, p->div, ext, true, p->dim, NULL};
-        else if (!o->wrap)
-          *o = (LyDigit){p->stride, p->div, dims[p->dim] == LY_DYNAMIC ? LY_DYNAMIC : (dims[p->dim] - 1) / p->div + 1,
-                         false, p->dim, NULL};
-        else
-          g[m++] = *p;
+      int64_t span, st, ext;
+      if (same_e(o, p, rank) && p->wrap && o->stride != LY_DYNAMIC && p->stride != LY_DYNAMIC &&
+          ly_mul(p->div, p->ext, &span) && span == o->div && ly_mul(p->stride, p->ext, &st) &&
+          st == o->stride && (!o->wrap || ly_mul(o->ext, p->ext, &ext))) {
+        o->stride = p->stride;
+        o->div = p->div;
+        if (o->wrap) {
+          o->ext = ext;
+        } else {
+          int64_t maxe = lyd_digit_max_e(o, rank, dims);
+          o->ext = maxe == LY_DYNAMIC ? LY_DYNAMIC : maxe / o->div + 1;
+        }
         continue;
       }
     }
@@ -191,7 +218,114 @@ int lyd_canonicalize(int rank, const int64_t *dims, LyDigit *g, int n, int64_t *
   return m;
 }
 
+/* A general digit that is E itself (no floordiv, no mod, no nesting) is a
+ * sum of simple digits, one per dim. Returns the new count. */
+static int expand_linear(int rank, const int64_t *dims, LyDigit *g, int n) {
+  int m = n;
+  for (int k = 0; k < n; k++) {
+    LyDigit x = g[k];
+    if (x.dim >= 0 || x.div != 1 || x.wrap || x.nsub || x.stride == LY_DYNAMIC || m + rank > LY_MAX_DIGITS)
+      continue;
+    int64_t st[LY_MAX_RANK];
+    bool ok = true;
+    for (int d = 0; d < rank && ok; d++)
+      ok = ly_mul(x.stride, x.coef[d], &st[d]);
+    if (!ok)
+      continue;
+    g[k] = g[--n]; /* drop x: move the last original digit here */
+    g[n] = g[--m];
+    k--;
+    for (int d = 0; d < rank; d++)
+      if (x.coef[d] && dims[d] != 1)
+        g[m++] = (LyDigit){.stride = st[d], .div = 1, .ext = dims[d], .dim = d};
+  }
+  return m;
+}
+
+/* Normalises one digit (and its nested digits, recursively, copying them
+ * into a): wrap only where it changes a value, extents tight, nested digits
+ * in a fixed order. Returns 0 when the digit is always 0, -1 on OOM. */
+static int normalize_digit(LyDigit *x, int rank, const int64_t *dims, LyArena *a) {
+  if (x->dim < 0) {
+    int64_t *c = ly_arena_dup(a, x->coef, rank * sizeof *c);
+    if (!c)
+      return -1;
+    x->coef = c;
+    if (x->nsub) {
+      LyDigit *s = ly_arena_dup(a, x->sub, x->nsub * sizeof *s);
+      if (!s)
+        return -1;
+      int m = 0;
+      for (int j = 0; j < x->nsub; j++) {
+        LyDigit y = s[j];
+        int r = normalize_digit(&y, rank, dims, a);
+        if (r < 0)
+          return -1;
+        if (r > 0 && y.stride != 0)
+          s[m++] = y;
+      }
+      digit_cmp_rank = rank;
+      qsort(s, m, sizeof *s, digit_cmp);
+      x->sub = m ? s : NULL;
+      x->nsub = m;
+    }
+    simplify_general(x, rank, dims, c);
+    if (x->stride == 0)
+      return 0;
+  }
+  if (x->wrap && x->ext == 1)
+    return 0;
+  int64_t maxe = lyd_digit_max_e(x, rank, dims);
+  if (maxe != LY_DYNAMIC) {
+    int64_t top = maxe / x->div;
+    if (maxe < 0 || top == 0)
+      return 0; /* a zero-sized dim, or a digit that never leaves 0 */
+    if (!x->wrap || top < x->ext)
+      x->wrap = false, x->ext = top + 1;
+  }
+  return 1;
+}
+
+/* Canonical form: digits that are always zero or have stride 0 are dropped,
+ * each digit normalised, digits of one dim that are contiguous in both index
+ * and memory merged, and a fixed order. */
+int lyd_canonicalize(int rank, const int64_t *dims, LyDigit *g, int n, LyArena *scratch) {
+  int m = 0;
+  for (int k = 0; k < n; k++) {
+    LyDigit x = g[k];
+    if (x.stride == 0)
+      continue;
+    int r = normalize_digit(&x, rank, dims, scratch);
+    if (r < 0)
+      return -1;
+    if (r > 0 && x.stride != 0)
+      g[m++] = x;
+  }
+  for (;;) {
+    n = merge_digits(rank, dims, g, m);
+    m = expand_linear(rank, dims, g, n);
+    if (m == n)
+      return n;
+  }
+}
+
 /* --- Interning ------------------------------------------------------------ */
+
+static uint64_t digit_hash(uint64_t h, const LyDigit *g, int rank) {
+  h = ly_hash_i64(h, g->stride);
+  h = ly_hash_i64(h, g->div);
+  h = ly_hash_i64(h, g->ext);
+  h = ly_hash_i64(h, g->wrap);
+  h = ly_hash_i64(h, g->dim);
+  if (g->dim < 0) {
+    for (int d = 0; d < rank; d++)
+      h = ly_hash_i64(h, g->coef[d]);
+    h = ly_hash_i64(h, g->nsub);
+    for (int j = 0; j < g->nsub; j++)
+      h = digit_hash(h, &g->sub[j], rank);
+  }
+  return h;
+}
 
 static uint64_t type_hash(const LyTypeImpl *t) {
   uint64_t h = LY_HASH_INIT;
@@ -206,30 +340,17 @@ static uint64_t type_hash(const LyTypeImpl *t) {
   h = ly_hash_i64(h, t->base);
   h = ly_hash_i64(h, t->alloc);
   h = ly_hash_i64(h, t->ndigits);
-  for (int k = 0; k < t->ndigits; k++) {
-    const LyDigit *g = &t->digits[k];
-    h = ly_hash_i64(h, g->stride);
-    h = ly_hash_i64(h, g->div);
-    h = ly_hash_i64(h, g->ext);
-    h = ly_hash_i64(h, g->wrap);
-    h = ly_hash_i64(h, g->dim);
-    if (g->dim < 0)
-      for (int d = 0; d < t->rank; d++)
-        h = ly_hash_i64(h, g->coef[d]);
-  }
+  for (int k = 0; k < t->ndigits; k++)
+    h = digit_hash(h, &t->digits[k], t->rank);
   if (t->symbolic)
     h = ly_hash_bytes(ly_hash_i64(h, 2), t->symbolic, strlen(t->symbolic));
   return h;
 }
 
-static bool digits_equal(int rank, const LyDigit *a, const LyDigit *b, int n) {
-  for (int k = 0; k < n; k++) {
-    if (a[k].stride != b[k].stride || a[k].div != b[k].div || a[k].ext != b[k].ext ||
-        a[k].wrap != b[k].wrap || a[k].dim != b[k].dim)
+bool lyd_digits_equal(int rank, const LyDigit *a, const LyDigit *b, int n) {
+  for (int k = 0; k < n; k++)
+    if (digit_cmp_r(&a[k], &b[k], rank))
       return false;
-    if (a[k].dim < 0 && memcmp(a[k].coef, b[k].coef, rank * sizeof(int64_t)))
-      return false;
-  }
   return true;
 }
 
@@ -242,7 +363,7 @@ static bool type_equal(const LyTypeImpl *a, const LyTypeImpl *b) {
          !memcmp(a->dims, b->dims, a->rank * sizeof(int64_t)) && a->ms_num == b->ms_num &&
          str_eq(a->ms_str, b->ms_str) && a->kind == b->kind && a->base == b->base &&
          a->alloc == b->alloc && a->ndigits == b->ndigits &&
-         digits_equal(a->rank, a->digits, b->digits, a->ndigits) && str_eq(a->symbolic, b->symbolic);
+         lyd_digits_equal(a->rank, a->digits, b->digits, a->ndigits) && str_eq(a->symbolic, b->symbolic);
 }
 
 static bool grow(LyCtx *c) {
@@ -263,15 +384,44 @@ static bool grow(LyCtx *c) {
   return true;
 }
 
+static const LyTypeImpl *intern_canonical(LyCtx *c, LyTypeImpl *t, LyDigit *digits, LyArena *scratch);
+
+/* Moves a digit's coefficient and sub-digit storage into the arena. */
+static bool digit_deep_copy(LyArena *a, LyDigit *g, int rank) {
+  if (g->dim >= 0)
+    return true;
+  if (!(g->coef = ly_arena_dup(a, g->coef, rank * sizeof(int64_t))))
+    return false;
+  if (!g->nsub)
+    return true;
+  LyDigit *s = ly_arena_dup(a, g->sub, g->nsub * sizeof *s);
+  if (!s)
+    return false;
+  for (int j = 0; j < g->nsub; j++)
+    if (!digit_deep_copy(a, &s[j], rank))
+      return false;
+  g->sub = s;
+  return true;
+}
+
 const LyTypeImpl *lyd_intern(LyCtx *c, LyTypeImpl *t, LyDigit *digits) {
-  int64_t coef_store[LY_MAX_DIGITS * LY_MAX_RANK];
   LY_ASSERT(t->ndigits <= LY_MAX_DIGITS);
+  LyArena scratch;
+  ly_arena_init(&scratch);
+  const LyTypeImpl *r = intern_canonical(c, t, digits, &scratch);
+  ly_arena_free(&scratch);
+  return r;
+}
+
+static const LyTypeImpl *intern_canonical(LyCtx *c, LyTypeImpl *t, LyDigit *digits, LyArena *scratch) {
   int64_t numel = 1;
   for (int d = 0; d < t->rank; d++)
     if (t->dims[d] == 0)
       numel = 0;
   if (t->kind == LYD_DIGITS) {
-    t->ndigits = numel ? lyd_canonicalize(t->rank, t->dims, digits, t->ndigits, coef_store) : 0;
+    t->ndigits = numel ? lyd_canonicalize(t->rank, t->dims, digits, t->ndigits, scratch) : 0;
+    if (t->ndigits < 0)
+      return NULL;
     if (!numel)
       t->base = 0;
   } else {
@@ -294,7 +444,7 @@ const LyTypeImpl *lyd_intern(LyCtx *c, LyTypeImpl *t, LyDigit *digits) {
     if (!g)
       return NULL;
     for (int k = 0; k < t->ndigits; k++)
-      if (g[k].dim < 0 && !(g[k].coef = ly_arena_dup(&c->arena, g[k].coef, t->rank * sizeof(int64_t))))
+      if (!digit_deep_copy(&c->arena, &g[k], t->rank))
         return NULL;
     n->digits = g;
   } else {

@@ -8,10 +8,12 @@
  *     value_k = floor(E_k / digit_k.div)            (mod digit_k.ext if wrap)
  *     E_k     = i_dim                    for a simple digit (dim >= 0)
  *             = sum_d coef[d] * i_d      for a general digit (dim < 0)
+ *               + sum_j sub_j.stride * value(sub_j)
  *
  * Simple digits are the shape:stride model (CuTe), oneDNN's blocking and XLA
  * tiles without '*'. General digits hold a tile across combined dims that the
- * tile does not divide. alloc is the allocation in elements (padding
+ * tile does not divide; nested sub-digits hold tiles of tiles that do not
+ * divide (XLA allows both). alloc is the allocation in elements (padding
  * included). The digit list is canonical (see lyd_canonicalize) so that equal
  * maps are equal lists and types can be interned. */
 #ifndef LAYOUTC_DESC_H
@@ -23,13 +25,15 @@
 #define LY_MAX_BLOCKS 4
 #define LY_MAX_DIGITS 64
 
-typedef struct {
-  int64_t stride; /* elements; LY_DYNAMIC if '?' */
+typedef struct LyDigit {
+  int64_t stride; /* elements; LY_DYNAMIC if '?' (in a sub-digit: its coefficient in E) */
   int64_t div;    /* >= 1 */
   int64_t ext;    /* values lie in [0, ext) */
   bool wrap;      /* value is reduced mod ext (else it is < ext by range) */
   int dim;        /* >= 0: simple digit of that dim; -1: general */
-  const int64_t *coef; /* general digits: rank coefficients (>= 0) */
+  const int64_t *coef;        /* general: rank coefficients (>= 0) of E */
+  int nsub;                   /* general: nested digits whose values add to E, */
+  const struct LyDigit *sub;  /* each times its stride field */
 } LyDigit;
 
 typedef enum { LYD_DIGITS, LYD_ANY, LYD_SYMBOLIC } LyLayoutKind;
@@ -118,23 +122,19 @@ const LyTypeImpl *lyd_build(LyCtx *ctx, const LyTypeAst *ast);
  * it. NULL on allocation failure. (desc.c) */
 const LyTypeImpl *lyd_intern(LyCtx *ctx, LyTypeImpl *t, LyDigit *digits);
 
-/* Canonicalises n digits in place; general digits' coefficients are copied
- * into coef_store (n * rank entries). Returns the new count. */
-int lyd_canonicalize(int rank, const int64_t *dims, LyDigit *g, int n, int64_t *coef_store);
+/* Canonicalises n digits in place; general digits' coefficients and nested
+ * digits are copied into scratch. Returns the new count, -1 on OOM. */
+int lyd_canonicalize(int rank, const int64_t *dims, LyDigit *g, int n, LyArena *scratch);
+
+/* Structural equality of canonical digit lists. */
+bool lyd_digits_equal(int rank, const LyDigit *a, const LyDigit *b, int n);
 
 /* Value of a digit at a logical index. */
-static inline int64_t lyd_digit_value(const LyDigit *g, int rank, const int64_t *idx) {
-  int64_t e;
-  if (g->dim >= 0)
-    e = idx[g->dim];
-  else {
-    e = 0;
-    for (int d = 0; d < rank; d++)
-      e += g->coef[d] * idx[d];
-  }
-  e /= g->div;
-  return g->wrap ? e % g->ext : e;
-}
+int64_t lyd_digit_value(const LyDigit *g, int rank, const int64_t *idx);
+/* Largest value a digit takes over the index space; LY_DYNAMIC if unknown. */
+int64_t lyd_digit_max_value(const LyDigit *g, int rank, const int64_t *dims);
+/* Whether logical dim d enters the digit. */
+bool lyd_digit_uses_dim(const LyDigit *g, int rank, int d);
 
 /* Largest value of E over the type's index space (static dims). */
 int64_t lyd_digit_max_e(const LyDigit *g, int rank, const int64_t *dims);

@@ -8,17 +8,14 @@
 #include <string.h>
 
 static bool same_digits(const LyTypeImpl *t, LyDigit *g, int n, int64_t alloc) {
-  int64_t coef[1];
   if (alloc != t->alloc)
     return false;
-  n = lyd_canonicalize(t->rank, t->dims, g, n, coef);
-  if (n != t->ndigits)
-    return false;
-  for (int k = 0; k < n; k++)
-    if (g[k].stride != t->digits[k].stride || g[k].dim != t->digits[k].dim || g[k].div != t->digits[k].div ||
-        g[k].ext != t->digits[k].ext || g[k].wrap != t->digits[k].wrap)
-      return false;
-  return true;
+  LyArena scratch; /* candidates are simple digits: nothing is allocated */
+  ly_arena_init(&scratch);
+  n = lyd_canonicalize(t->rank, t->dims, g, n, &scratch);
+  bool same = n == t->ndigits && lyd_digits_equal(t->rank, g, t->digits, n);
+  ly_arena_free(&scratch);
+  return same;
 }
 
 static bool all_simple(const LyTypeImpl *t) {
@@ -159,6 +156,37 @@ static bool try_strided(const LyTypeImpl *t, LyBuf *out) {
   return true;
 }
 
+/* One digit as `(E) floordiv R mod M`; sub-digits nest in E. */
+static void print_digit_expr(const LyDigit *g, int rank, LyBuf *out) {
+  ly_buf_puts(out, "(");
+  if (g->dim >= 0) {
+    ly_buf_printf(out, "d%d", g->dim);
+  } else {
+    bool first = true;
+    for (int d = 0; d < rank; d++) {
+      if (!g->coef[d])
+        continue;
+      ly_buf_puts(out, first ? "" : " + ");
+      if (g->coef[d] != 1)
+        ly_buf_printf(out, "%lld*", (long long)g->coef[d]);
+      ly_buf_printf(out, "d%d", d);
+      first = false;
+    }
+    for (int j = 0; j < g->nsub; j++) {
+      ly_buf_puts(out, first ? "" : " + ");
+      if (g->sub[j].stride != 1)
+        ly_buf_printf(out, "%lld*", (long long)g->sub[j].stride);
+      print_digit_expr(&g->sub[j], rank, out);
+      first = false;
+    }
+  }
+  ly_buf_puts(out, ")");
+  if (g->div != 1)
+    ly_buf_printf(out, " floordiv %lld", (long long)g->div);
+  if (g->wrap)
+    ly_buf_printf(out, " mod %lld", (long long)g->ext);
+}
+
 static void print_general(const LyTypeImpl *t, LyBuf *out) {
   const LyDigit *g[LY_MAX_DIGITS];
   for (int k = 0; k < t->ndigits; k++)
@@ -166,26 +194,8 @@ static void print_general(const LyTypeImpl *t, LyBuf *out) {
   qsort(g, t->ndigits, sizeof *g, stride_desc);
   ly_buf_puts(out, "layout<[");
   for (int k = 0; k < t->ndigits; k++) {
-    ly_buf_puts(out, k ? ", (" : "(");
-    if (g[k]->dim >= 0) {
-      ly_buf_printf(out, "d%d", g[k]->dim);
-    } else {
-      bool first = true;
-      for (int d = 0; d < t->rank; d++) {
-        if (!g[k]->coef[d])
-          continue;
-        ly_buf_puts(out, first ? "" : " + ");
-        if (g[k]->coef[d] != 1)
-          ly_buf_printf(out, "%lld*", (long long)g[k]->coef[d]);
-        ly_buf_printf(out, "d%d", d);
-        first = false;
-      }
-    }
-    ly_buf_puts(out, ")");
-    if (g[k]->div != 1)
-      ly_buf_printf(out, " floordiv %lld", (long long)g[k]->div);
-    if (g[k]->wrap)
-      ly_buf_printf(out, " mod %lld", (long long)g[k]->ext);
+    ly_buf_puts(out, k ? ", " : "");
+    print_digit_expr(g[k], t->rank, out);
     ly_buf_printf(out, " * %lld", (long long)g[k]->stride);
   }
   ly_buf_printf(out, "], size: %lld", (long long)t->alloc);

@@ -111,11 +111,14 @@ int lyTypeIsContiguous(LyType t) {
   if (x->kind != LYD_DIGITS || x->base != 0)
     return 0;
   LyDigit rm[LY_MAX_RANK];
-  int64_t alloc, coef[1];
+  int64_t alloc;
+  LyArena scratch; /* row-major digits are simple: nothing is allocated */
+  ly_arena_init(&scratch);
   int n = lyd_row_major_digits(x->rank, x->dims, rm, &alloc);
   if (n < 0 || alloc != x->alloc)
     return 0;
-  n = lyd_canonicalize(x->rank, x->dims, rm, n, coef);
+  n = lyd_canonicalize(x->rank, x->dims, rm, n, &scratch);
+  ly_arena_free(&scratch);
   if (n != x->ndigits)
     return 0;
   for (int k = 0; k < n; k++)
@@ -144,7 +147,7 @@ LyStatus lyTypeIsInjective(LyType t, int *out) {
   for (int d = 0; d < x->rank; d++) {
     bool used = x->dims[d] <= 1;
     for (int k = 0; k < x->ndigits && !used; k++)
-      used = x->digits[k].dim == d || (x->digits[k].dim < 0 && x->digits[k].coef[d]);
+      used = lyd_digit_uses_dim(&x->digits[k], x->rank, d);
     if (!used) {
       *out = 0;
       return LY_OK;

@@ -1,0 +1,151 @@
+/* layoutc describe: the canonical type and its geometry, as text or JSON. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+
+static void json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\')
+      fprintf(f, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20)
+      fprintf(f, "\\u%04x", *s);
+    else
+      fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+typedef struct {
+  char *type;
+  int rank;
+  LyStatus numel_s, alloc_s, bytes_s, inj_s, strides_s;
+  int64_t numel, alloc, bytes, offset, strides[LY_MAX_RANK];
+  int injective;
+} Facts;
+
+static void print_value(FILE *f, LyStatus s, int64_t v, int json) {
+  if (s == LY_OK)
+    fprintf(f, "%" PRId64, v);
+  else
+    fputs(json ? "null" : s == LY_ERROR_DYNAMIC ? "?" : "unknown", f);
+}
+
+static void print_dims(FILE *f, LyType t, int json) {
+  fputc('[', f);
+  for (int d = 0; d < lyTypeGetRank(t); d++) {
+    int64_t v = lyTypeGetDim(t, d);
+    fputs(d ? ", " : "", f);
+    if (v == LY_DYNAMIC)
+      fputs(json ? "null" : "?", f);
+    else
+      fprintf(f, "%" PRId64, v);
+  }
+  fputc(']', f);
+}
+
+static void print_strides(FILE *f, const Facts *x, int json) {
+  if (x->strides_s != LY_OK) {
+    fputs(json ? "null" : "none (not one stride per dim)", f);
+    return;
+  }
+  fputc('[', f);
+  for (int d = 0; d < x->rank; d++) {
+    fputs(d ? ", " : "", f);
+    print_value(f, x->strides[d] == LY_DYNAMIC ? LY_ERROR_DYNAMIC : LY_OK, x->strides[d], json);
+  }
+  fputc(']', f);
+}
+
+static void print_memspace(FILE *f, LyType t, int json) {
+  int64_t num;
+  const char *str;
+  switch (lyTypeGetMemorySpace(t, &num, &str)) {
+  case 0: fputs(json ? "null" : "default", f); break;
+  case 1: fprintf(f, "%" PRId64, num); break;
+  default: json_string(f, str); break;
+  }
+}
+
+int cmd_describe(int argc, char **argv) {
+  int json = 0;
+  const char *text = NULL;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--json"))
+      json = 1;
+    else if (!text)
+      text = argv[i];
+    else
+      return usage("describe takes one type");
+  }
+  if (!text)
+    return usage("describe needs a type");
+  LyContext ctx = new_context();
+  LyType t = parse_type(ctx, text);
+  if (lyTypeIsNull(t)) {
+    lyContextDestroy(ctx);
+    return EXIT_BAD_INPUT;
+  }
+  Facts x = {.rank = lyTypeGetRank(t)};
+  x.type = lyTypeToString(t);
+  x.numel_s = lyTypeGetNumel(t, &x.numel);
+  x.alloc_s = lyTypeGetAllocElements(t, &x.alloc);
+  x.bytes_s = lyTypeGetSizeBytes(t, &x.bytes);
+  x.inj_s = lyTypeIsInjective(t, &x.injective);
+  x.strides_s = lyTypeGetStrides(t, x.strides, &x.offset);
+  if (!x.type) {
+    fprintf(stderr, "layoutc: out of memory\n");
+    lyContextDestroy(ctx);
+    return EXIT_BAD_INPUT;
+  }
+  FILE *f = stdout;
+  LyElem e = lyTypeGetElement(t);
+  const char *tf[] = {"false", "true"};
+  if (json) {
+    fputs("{\"type\": ", f);
+    json_string(f, x.type);
+    fprintf(f, ", \"rank\": %d, \"dims\": ", x.rank);
+    print_dims(f, t, 1);
+    fprintf(f, ", \"element\": \"%s\", \"element_bits\": %d, \"memory_space\": ", lyElemGetName(e), lyElemGetBits(e));
+    print_memspace(f, t, 1);
+    fprintf(f, ", \"layout_any\": %s, \"numel\": ", tf[lyTypeIsAny(t)]);
+    print_value(f, x.numel_s, x.numel, 1);
+    fputs(", \"alloc_elements\": ", f);
+    print_value(f, x.alloc_s, x.alloc, 1);
+    fputs(", \"size_bytes\": ", f);
+    print_value(f, x.bytes_s, x.bytes, 1);
+    fprintf(f, ", \"contiguous\": %s, \"injective\": %s, \"dynamic\": %s, \"strides\": ",
+            tf[lyTypeIsContiguous(t)], x.inj_s == LY_OK ? tf[x.injective] : "null", tf[lyTypeIsDynamic(t)]);
+    print_strides(f, &x, 1);
+    fputs(", \"offset\": ", f);
+    print_value(f, x.strides_s == LY_OK && x.offset != LY_DYNAMIC ? LY_OK : LY_ERROR_DYNAMIC, x.offset, 1);
+    fprintf(f, ", \"hash\": \"0x%016" PRIx64 "\"}\n", lyTypeGetHash(t));
+  } else {
+    fprintf(f, "%s\nrank: %d\ndims: ", x.type, x.rank);
+    print_dims(f, t, 0);
+    fprintf(f, "\nelement: %s\nelement_bits: %d\nmemory_space: ", lyElemGetName(e), lyElemGetBits(e));
+    print_memspace(f, t, 0);
+    fputs(lyTypeIsAny(t) ? "\nlayout: any (not chosen yet)" : "", f);
+    fputs("\nnumel: ", f);
+    print_value(f, x.numel_s, x.numel, 0);
+    fputs("\nalloc_elements: ", f);
+    print_value(f, x.alloc_s, x.alloc, 0);
+    fputs("\nsize_bytes: ", f);
+    print_value(f, x.bytes_s, x.bytes, 0);
+    fprintf(f, "\ncontiguous: %s\ninjective: %s\ndynamic: %s\nstrides: ", tf[lyTypeIsContiguous(t)],
+            x.inj_s == LY_OK ? tf[x.injective] : "unknown", tf[lyTypeIsDynamic(t)]);
+    print_strides(f, &x, 0);
+    if (x.strides_s == LY_OK) {
+      fputs("\noffset: ", f);
+      print_value(f, x.offset == LY_DYNAMIC ? LY_ERROR_DYNAMIC : LY_OK, x.offset, 0);
+    }
+    fprintf(f, "\nhash: 0x%016" PRIx64 "\n", lyTypeGetHash(t));
+  }
+  lyStringFree(x.type);
+  lyContextDestroy(ctx);
+  return 0;
+}
+
