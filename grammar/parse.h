@@ -29,7 +29,7 @@ typedef struct {
   LyCtx *ctx;
   LySource src;
   LyTypeAst ast;
-  bool have_layout, have_ms, tiled_ms;
+  bool have_layout, have_ms, tiled_ms, general_offset;
   LyLoc layout_loc, ms_loc;
   LyArena arena; /* nested digits and coefficients; freed after lowering */
   /* Digits under construction: frame 0 is a top-level digit, deeper frames

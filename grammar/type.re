@@ -73,9 +73,9 @@ again:
       loc->first_column = loc->last_column = e.col;
       return LYT_YYEOF;
     }
-    [ \t\r]+ { goto again; }
-    "\n" { p->line++; p->line_start = p->cur; goto again; }
-    "//" [^\n\x00]* { goto again; }
+    [ \t\r]+ { p->after_dim = after_dim; goto again; }
+    "\n" { p->line++; p->line_start = p->cur; p->after_dim = after_dim; goto again; }
+    "//" [^\n\x00]* { p->after_dim = after_dim; goto again; }
 
     "tensor" { set_loc(p, loc); return LYT_TENSOR; }
     "tiled_layout" { set_loc(p, loc); return LYT_TILED; }

@@ -162,8 +162,12 @@ mod_opt: %empty      { $$ = 0; }
        ;
 
 general_opts: %empty
-            | general_opts ',' OFFSET ':' sint { p->ast.spec.offset = $5; }
-            | general_opts ',' SIZE ':' INTEGER { p->ast.spec.size = $5; }
+            | general_opts ',' OFFSET ':' sint
+              { if (p->general_offset) { lyp_error(p, L(@2), "'offset' is given twice"); YYABORT; }
+                p->general_offset = true; p->ast.spec.offset = $5; }
+            | general_opts ',' SIZE ':' INTEGER
+              { if (p->ast.spec.size >= 0) { lyp_error(p, L(@2), "'size' is given twice"); YYABORT; }
+                p->ast.spec.size = $5; }
             ;
 
 %%

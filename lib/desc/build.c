@@ -398,7 +398,8 @@ static bool make_general(Builder *b, PhysDim *dim, const int64_t *dims, int rank
 static bool validate_tiled(Builder *b, int rank) {
   const LySpec *s = &b->ast->spec;
   if (s->nperm != rank) {
-    error_at(b, s->loc, "tiled_layout permutation has %d entries but the type has rank %d", s->nperm, rank);
+    error_at(b, s->loc, "tiled_layout permutation has %d entr%s but the type has rank %d", s->nperm,
+             s->nperm == 1 ? "y" : "ies", rank);
     return false;
   }
   bool seen[LY_MAX_RANK] = {0};
@@ -540,8 +541,11 @@ static bool check_range(Builder *b, LyTypeImpl *t, const LyDigit *g, int n, bool
     return true;
   int64_t lo = t->base, hi = t->base;
   for (int d = 0; d < t->rank; d++)
-    if (t->dims[d] == 0)
-      return true; /* no elements */
+    if (t->dims[d] == 0) {
+      if (!alloc_given)
+        t->alloc = 0; /* no elements */
+      return true;
+    }
   for (int k = 0; k < n; k++) {
     int64_t maxe = lyd_digit_max_e(&g[k], t->rank, t->dims);
     if (maxe == LY_DYNAMIC || g[k].stride == LY_DYNAMIC)
@@ -617,15 +621,6 @@ static bool build_general(Builder *b, LyTypeImpl *t, LyDigit *g) {
   t->alloc = s->size >= 0 ? s->size : LY_DYNAMIC;
   if (has_dynamic_dim(b->ast)) {
     error_at(b, s->loc, "the general layout needs static dims");
-    return false;
-  }
-  for (int k = 0; k < s->ndigits; k++)
-    if (g[k].stride == LY_DYNAMIC) {
-      error_at(b, s->loc, "the general layout needs static strides");
-      return false;
-    }
-  if (t->base == LY_DYNAMIC) {
-    error_at(b, s->loc, "the general layout needs a static offset");
     return false;
   }
   return check_range(b, t, g, t->ndigits, s->size >= 0);

@@ -220,7 +220,7 @@ static int merge_digits(int rank, const int64_t *dims, LyDigit *g, int n) {
 
 /* A general digit that is E itself (no floordiv, no mod, no nesting) is a
  * sum of simple digits, one per dim. Returns the new count. */
-static int expand_linear(int rank, const int64_t *dims, LyDigit *g, int n) {
+static int expand_linear(int rank, const int64_t *dims, LyDigit *g, int n, bool *changed) {
   int m = n;
   for (int k = 0; k < n; k++) {
     LyDigit x = g[k];
@@ -232,6 +232,7 @@ static int expand_linear(int rank, const int64_t *dims, LyDigit *g, int n) {
       ok = ly_mul(x.stride, x.coef[d], &st[d]);
     if (!ok)
       continue;
+    *changed = true;
     g[k] = g[--n]; /* drop x: move the last original digit here */
     g[n] = g[--m];
     k--;
@@ -240,6 +241,84 @@ static int expand_linear(int rank, const int64_t *dims, LyDigit *g, int n) {
         g[m++] = (LyDigit){.stride = st[d], .div = 1, .ext = dims[d], .dim = d};
   }
   return m;
+}
+
+/* Inside one E: nested digits that continue each other (o.div = p.div *
+ * p.ext, coefficient o = coefficient p * p.ext) merge, and nested digits
+ * that are plain linear terms fold into the coefficients. s is sorted. */
+static bool collapse_single_sub(LyDigit *x, int rank);
+static int normalize_digit(LyDigit *x, int rank, const int64_t *dims, LyArena *a);
+
+static int merge_subs(LyDigit *s, int n, int64_t *coef, int rank, const int64_t *dims, LyArena *a) {
+  int m = 0;
+  for (int k = 0; k < n; k++) {
+    LyDigit *o = m ? &s[m - 1] : NULL, *p = &s[k];
+    int64_t span, c, ext;
+    if (o && same_e(o, p, rank) && p->wrap && ly_mul(p->div, p->ext, &span) && span == o->div &&
+        ly_mul(p->stride, p->ext, &c) && c == o->stride && (!o->wrap || ly_mul(o->ext, p->ext, &ext))) {
+      o->div = p->div;
+      o->stride = p->stride;
+      if (o->wrap) {
+        o->ext = ext;
+      } else {
+        int64_t maxe = lyd_digit_max_e(o, rank, dims);
+        o->ext = maxe == LY_DYNAMIC ? LY_DYNAMIC : maxe / o->div + 1;
+      }
+      continue;
+    }
+    s[m++] = *p;
+  }
+  /* A merge can leave value(sub) alone in a sub's E: collapse it. */
+  for (int k = 0; k < m; k++)
+    if (s[k].dim < 0 && collapse_single_sub(&s[k], rank) && normalize_digit(&s[k], rank, dims, a) < 0)
+      return -1;
+  int w = 0;
+  for (int k = 0; k < m; k++) {
+    LyDigit *p = &s[k];
+    bool linear = p->div == 1 && !p->wrap && (p->dim >= 0 || p->nsub == 0);
+    int64_t add[LY_MAX_RANK] = {0};
+    for (int d = 0; d < rank && linear; d++) {
+      int64_t cd = p->dim >= 0 ? (p->dim == d) : p->coef[d];
+      linear = ly_mul(cd, p->stride, &add[d]) && ly_add(coef[d], add[d], &add[d]);
+    }
+    if (!linear) {
+      s[w++] = *p;
+      continue;
+    }
+    memcpy(coef, add, rank * sizeof *coef); /* add[d] holds coef[d] + the term */
+  }
+  return w;
+}
+
+/* floor(value(sub) / div) mod ext with E = 1 * value(sub) alone is often a
+ * single digit over sub's own E. Rewrites x in place when it is. */
+static bool collapse_single_sub(LyDigit *x, int rank) {
+  for (int d = 0; d < rank; d++)
+    if (x->coef[d])
+      return false;
+  if (x->nsub != 1 || x->sub[0].stride != 1)
+    return false;
+  LyDigit y = x->sub[0];
+  int64_t div;
+  if (!ly_mul(y.div, x->div, &div))
+    return false;
+  if (y.wrap) {
+    if (y.ext % x->div != 0) /* floor((v mod m) / R) needs R | m */
+      return false;
+    y.ext /= x->div;
+  }
+  y.div = div;
+  if (x->wrap) {
+    if (!y.wrap)
+      y.wrap = true, y.ext = x->ext;
+    else if (y.ext % x->ext == 0)
+      y.ext = x->ext;
+    else if (y.ext > x->ext)
+      return false; /* (v mod m) mod M with M not dividing m */
+  }
+  y.stride = x->stride;
+  *x = y;
+  return true;
 }
 
 /* Normalises one digit (and its nested digits, recursively, copying them
@@ -266,8 +345,12 @@ static int normalize_digit(LyDigit *x, int rank, const int64_t *dims, LyArena *a
       }
       digit_cmp_rank = rank;
       qsort(s, m, sizeof *s, digit_cmp);
-      x->sub = m ? s : NULL;
-      x->nsub = m;
+      x->nsub = merge_subs(s, m, c, rank, dims, a);
+      if (x->nsub < 0)
+        return -1;
+      x->sub = x->nsub ? s : NULL;
+      if (collapse_single_sub(x, rank))
+        return normalize_digit(x, rank, dims, a);
     }
     simplify_general(x, rank, dims, c);
     if (x->stride == 0)
@@ -290,6 +373,9 @@ static int normalize_digit(LyDigit *x, int rank, const int64_t *dims, LyArena *a
  * each digit normalised, digits of one dim that are contiguous in both index
  * and memory merged, and a fixed order. */
 int lyd_canonicalize(int rank, const int64_t *dims, LyDigit *g, int n, LyArena *scratch) {
+  for (int d = 0; d < rank; d++)
+    if (dims[d] == 0)
+      return 0; /* no elements: no digit means anything */
   int m = 0;
   for (int k = 0; k < n; k++) {
     LyDigit x = g[k];
@@ -303,8 +389,19 @@ int lyd_canonicalize(int rank, const int64_t *dims, LyDigit *g, int n, LyArena *
   }
   for (;;) {
     n = merge_digits(rank, dims, g, m);
-    m = expand_linear(rank, dims, g, n);
-    if (m == n)
+    bool changed = false;
+    /* A merge can leave E = value(sub) alone: collapse it. */
+    for (int k = 0; k < n; k++)
+      if (g[k].dim < 0 && collapse_single_sub(&g[k], rank)) {
+        changed = true;
+        int r = normalize_digit(&g[k], rank, dims, scratch);
+        if (r < 0)
+          return -1;
+        if (r == 0)
+          g[k--] = g[--n]; /* always 0: drop it */
+      }
+    m = expand_linear(rank, dims, g, n, &changed);
+    if (!changed)
       return n;
   }
 }
@@ -495,4 +592,61 @@ int64_t lyd_offset(const LyTypeImpl *t, const int64_t *idx) {
   for (int k = 0; k < t->ndigits; k++)
     off += t->digits[k].stride * lyd_digit_value(&t->digits[k], t->rank, idx);
   return off;
+}
+
+LyType lyTypeGetRowMajor(LyContext ctx, LyElem elem, int rank, const int64_t *dims) {
+  LyCtx *c = lyd_ctx(ctx);
+  if ((unsigned)elem >= LY_ELEM_COUNT || rank < 0 || rank > LY_MAX_RANK) {
+    ly_diag_emit(&c->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "invalid element type or rank %d", rank);
+    return (LyType){NULL};
+  }
+  LyTypeImpl t;
+  memset(&t, 0, sizeof t);
+  t.elem = elem;
+  t.rank = rank;
+  bool dynamic = false;
+  for (int d = 0; d < rank; d++) {
+    if (dims[d] < 0 && dims[d] != LY_DYNAMIC) {
+      ly_diag_emit(&c->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "dim %d is negative", d);
+      return (LyType){NULL};
+    }
+    dynamic = dynamic || dims[d] == LY_DYNAMIC;
+    t.dims[d] = dims[d];
+  }
+  LyDigit g[LY_MAX_RANK];
+  int64_t bits;
+  if (dynamic) {
+    t.kind = LYD_SYMBOLIC;
+    t.symbolic = "";
+  } else if ((t.ndigits = lyd_row_major_digits(rank, dims, g, &t.alloc)) < 0 ||
+             !ly_mul(t.alloc, lyElemGetBits(elem), &bits)) {
+    ly_diag_emit(&c->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "size of the type overflows 64 bits");
+    return (LyType){NULL};
+  }
+  const LyTypeImpl *r = lyd_intern(c, &t, g);
+  if (!r)
+    ly_diag_emit(&c->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "out of memory");
+  return lyd_wrap(r);
+}
+
+bool lyd_plain_strides(const LyTypeImpl *t, int64_t *strides) {
+  bool has[LY_MAX_RANK] = {0};
+  for (int k = 0; k < t->ndigits; k++) {
+    const LyDigit *g = &t->digits[k];
+    if (g->dim < 0 || g->div != 1 || g->wrap || has[g->dim])
+      return false;
+    has[g->dim] = true;
+    strides[g->dim] = g->stride;
+  }
+  /* Dims without a digit: broadcast (stride 0), or extent 1, where any
+   * stride gives the same map; use the contiguous one there. */
+  int64_t natural = 1;
+  for (int d = t->rank - 1; d >= 0; d--) {
+    if (!has[d])
+      strides[d] = t->dims[d] == 1 ? natural : 0;
+    int64_t next;
+    if (strides[d] > 0 && t->dims[d] > 0 && ly_mul(strides[d], t->dims[d], &next))
+      natural = next;
+  }
+  return true;
 }

@@ -145,6 +145,11 @@ int64_t lyd_offset(const LyTypeImpl *t, const int64_t *idx);
 /* True when every dim is static and the layout is digits with static strides. */
 bool lyd_is_static(const LyTypeImpl *t);
 
+/* When each dim has at most one plain digit (the MLIR strided form), writes
+ * one stride per dim in elements and returns true. Broadcast dims get 0,
+ * extent-1 dims the contiguous stride. */
+bool lyd_plain_strides(const LyTypeImpl *t, int64_t *strides);
+
 /* Prints the canonical spelling. (print.c) */
 void lyd_print(const LyTypeImpl *t, LyBuf *out);
 void lyd_print_layout(const LyTypeImpl *t, LyBuf *out); /* "" when none */

@@ -43,19 +43,19 @@ void lyd_tag_print(const LyTagInfo *tag, int rank, LyBuf *out) {
 }
 
 /* Reads a format tag off the digits: each dim's unwrapped digit is its outer
- * dim, wrapped digits are inner blocks, both ordered by stride. */
-static bool try_tag(const LyTypeImpl *t, LyBuf *out) {
-  if (t->base != 0 || !all_simple(t) || t->rank == 0)
-    return false;
+ * dim, wrapped digits are inner blocks, both ordered by stride. A dim that
+ * fits inside one padded block has a single unwrapped digit whose span (the
+ * gap to the next stride) exceeds its extent: the digits in `as_block` are
+ * read as blocks of that span instead. */
+static bool tag_candidate(const LyTypeImpl *t, const bool *as_block, const int64_t *span, LyTagInfo *info) {
   const LyDigit *outer[LY_MAX_RANK] = {0};
   const LyDigit *blocks[LY_MAX_DIGITS];
   const LyDigit *outs[LY_MAX_RANK];
+  int64_t bsize[LY_MAX_DIGITS];
   int nb = 0, no = 0;
   for (int k = 0; k < t->ndigits; k++) {
     const LyDigit *g = &t->digits[k];
-    if (g->stride <= 0)
-      return false;
-    if (g->wrap)
+    if (g->wrap || as_block[k])
       blocks[nb++] = g;
     else if (outer[g->dim])
       return false;
@@ -66,28 +66,70 @@ static bool try_tag(const LyTypeImpl *t, LyBuf *out) {
     return false;
   qsort(blocks, nb, sizeof *blocks, stride_desc);
   qsort(outs, no, sizeof *outs, stride_desc);
-  LyTagInfo info = {.nblocks = nb};
-  for (int j = 0; j < nb; j++)
-    info.block_dim[j] = blocks[j]->dim, info.block_size[j] = blocks[j]->ext;
+  *info = (LyTagInfo){.nblocks = nb};
+  for (int j = 0; j < nb; j++) {
+    int k = (int)(blocks[j] - t->digits);
+    bsize[j] = as_block[k] ? span[k] : blocks[j]->ext;
+    info->block_dim[j] = blocks[j]->dim, info->block_size[j] = bsize[j];
+  }
   int n = 0;
   for (int k = 0; k < no; k++)
-    info.order[n++] = outs[k]->dim;
+    info->order[n++] = outs[k]->dim;
   /* Dims without an outer digit have outer extent 1: their place does not
    * matter, so put each before the first placed dim that follows it. */
   for (int d = 0; d < t->rank; d++) {
     if (outer[d])
       continue;
     int p = 0;
-    while (p < n && info.order[p] < d)
+    while (p < n && info->order[p] < d)
       p++;
-    memmove(info.order + p + 1, info.order + p, (n - p) * sizeof(int));
-    info.order[p] = d;
+    memmove(info->order + p + 1, info->order + p, (n - p) * sizeof(int));
+    info->order[p] = d;
     n++;
   }
+  return true;
+}
+
+static bool tag_matches(const LyTypeImpl *t, const bool *as_block, const int64_t *span, LyTagInfo *info) {
   LyDigit g[LY_MAX_DIGITS + LY_MAX_RANK];
   int64_t alloc;
-  int m = lyd_tag_digits(&info, t->rank, t->dims, g, &alloc);
-  if (m < 0 || !same_digits(t, g, m, alloc))
+  if (!tag_candidate(t, as_block, span, info))
+    return false;
+  int m = lyd_tag_digits(info, t->rank, t->dims, g, &alloc);
+  return m >= 0 && same_digits(t, g, m, alloc);
+}
+
+static bool try_tag(const LyTypeImpl *t, LyBuf *out) {
+  if (t->base != 0 || !all_simple(t) || t->rank == 0)
+    return false;
+  /* Span of each digit: the stride of the next larger digit over its own. */
+  int64_t span[LY_MAX_DIGITS] = {0};
+  int per_dim[LY_MAX_RANK] = {0};
+  for (int k = 0; k < t->ndigits; k++) {
+    const LyDigit *g = &t->digits[k];
+    if (g->stride <= 0)
+      return false;
+    per_dim[g->dim]++;
+    int64_t above = t->alloc;
+    for (int j = 0; j < t->ndigits; j++)
+      if (t->digits[j].stride > g->stride && t->digits[j].stride < above)
+        above = t->digits[j].stride;
+    span[k] = above % g->stride ? 0 : above / g->stride;
+  }
+  bool none[LY_MAX_DIGITS] = {0}, all[LY_MAX_DIGITS] = {0}, any = false;
+  for (int k = 0; k < t->ndigits; k++) {
+    const LyDigit *g = &t->digits[k];
+    all[k] = !g->wrap && g->div == 1 && per_dim[g->dim] == 1 && span[k] > g->ext;
+    any = any || all[k];
+  }
+  LyTagInfo info;
+  bool found = tag_matches(t, none, span, &info) || (any && tag_matches(t, all, span, &info));
+  for (int k = 0; k < t->ndigits && any && !found; k++) {
+    bool one[LY_MAX_DIGITS] = {0};
+    one[k] = all[k];
+    found = all[k] && tag_matches(t, one, span, &info);
+  }
+  if (!found)
     return false;
   bool ident = info.nblocks == 0;
   for (int k = 0; k < t->rank && ident; k++)
@@ -113,24 +155,8 @@ static void print_i64(LyBuf *out, int64_t v) {
 
 static bool try_strided(const LyTypeImpl *t, LyBuf *out) {
   int64_t strides[LY_MAX_RANK];
-  bool has[LY_MAX_RANK] = {0};
-  for (int k = 0; k < t->ndigits; k++) {
-    const LyDigit *g = &t->digits[k];
-    if (g->dim < 0 || g->div != 1 || g->wrap || has[g->dim])
-      return false;
-    has[g->dim] = true;
-    strides[g->dim] = g->stride;
-  }
-  /* Dims without a digit: broadcast (stride 0), or extent 1, where any stride
-   * gives the same map; print the contiguous one there. */
-  int64_t natural = 1;
-  for (int d = t->rank - 1; d >= 0; d--) {
-    if (!has[d])
-      strides[d] = t->dims[d] == 1 ? natural : 0;
-    int64_t next;
-    if (strides[d] > 0 && t->dims[d] > 0 && ly_mul(strides[d], t->dims[d], &next))
-      natural = next;
-  }
+  if (!lyd_plain_strides(t, strides))
+    return false;
   if (t->alloc != LY_DYNAMIC && t->base != LY_DYNAMIC) {
     int64_t hi = t->base, numel = 1;
     for (int d = 0; d < t->rank; d++) {
@@ -173,10 +199,18 @@ static void print_digit_expr(const LyDigit *g, int rank, LyBuf *out) {
       first = false;
     }
     for (int j = 0; j < g->nsub; j++) {
+      const LyDigit *sub = &g->sub[j];
+      int terms = g->nsub;
+      for (int d = 0; d < rank; d++)
+        terms += g->coef[d] != 0;
+      /* 2*((d0) floordiv 2), never 2*(d0) floordiv 2 */
+      bool paren = (sub->div != 1 || sub->wrap) && (sub->stride != 1 || terms > 1);
       ly_buf_puts(out, first ? "" : " + ");
-      if (g->sub[j].stride != 1)
-        ly_buf_printf(out, "%lld*", (long long)g->sub[j].stride);
-      print_digit_expr(&g->sub[j], rank, out);
+      if (sub->stride != 1)
+        ly_buf_printf(out, "%lld*", (long long)sub->stride);
+      ly_buf_puts(out, paren ? "(" : "");
+      print_digit_expr(sub, rank, out);
+      ly_buf_puts(out, paren ? ")" : "");
       first = false;
     }
   }

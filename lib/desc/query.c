@@ -143,6 +143,10 @@ LyStatus lyTypeIsInjective(LyType t, int *out) {
   int64_t numel;
   if (lyTypeGetNumel(t, &numel) != LY_OK)
     return LY_ERROR_OVERFLOW;
+  if (numel == 0) {
+    *out = 1; /* vacuously */
+    return LY_OK;
+  }
   /* A dim of extent > 1 with no digit is a broadcast. */
   for (int d = 0; d < x->rank; d++) {
     bool used = x->dims[d] <= 1;
@@ -172,7 +176,8 @@ LyStatus lyTypeIsInjective(LyType t, int *out) {
   }
   if (simple) {
     LyDigit g[LY_MAX_DIGITS];
-    memcpy(g, x->digits, x->ndigits * sizeof *g);
+    if (x->ndigits)
+      memcpy(g, x->digits, x->ndigits * sizeof *g);
     qsort(g, x->ndigits, sizeof *g, cmp_abs_stride);
     int64_t reach = 0;
     bool ok = true;
@@ -216,16 +221,8 @@ LyStatus lyTypeGetStrides(LyType t, int64_t *strides, int64_t *offset) {
     return LY_ERROR_ANY;
   if (x->kind != LYD_DIGITS)
     return LY_ERROR_DYNAMIC;
-  for (int d = 0; d < x->rank; d++)
-    strides[d] = 0;
-  bool has[LY_MAX_RANK] = {0};
-  for (int k = 0; k < x->ndigits; k++) {
-    const LyDigit *g = &x->digits[k];
-    if (g->dim < 0 || g->div != 1 || g->wrap || has[g->dim])
-      return LY_ERROR_INVALID; /* not expressible as one stride per dim */
-    has[g->dim] = true;
-    strides[g->dim] = g->stride;
-  }
+  if (!lyd_plain_strides(x, strides))
+    return LY_ERROR_INVALID; /* not expressible as one stride per dim */
   int bits = lyElemGetBits(x->elem);
   if (bits % 8 == 0)
     for (int d = 0; d < x->rank; d++)

@@ -224,7 +224,7 @@ def random_tile(rng, rank):
     """A tile of rank 1..rank; '*' entries (never last) reduce the tiled shape's rank."""
     k = rng.randint(1, rank)
     tile = [rng.randint(1, 8) for _ in range(k)]
-    if k >= 2 and rng.random() < 0.35:
+    if k >= 2 and rng.random() < 0.5:
         # Put '*' on some entries except the last one (so a non-'*' always follows).
         for j in range(k - 1):
             if rng.random() < 0.5:
@@ -240,7 +240,9 @@ def gen_tiled(rng):
     tiles = []
     cur_rank = len(dims)  # rank of the shape the next tile applies to
     for _ in range(ntiles):
-        tile = random_tile(rng, min(len(dims), cur_rank))
+        # A later tile may reach into the within-tile dims of earlier tiles (up to rank 4),
+        # which is where '*' and non-dividing tiles mix logical dims.
+        tile = random_tile(rng, min(max(len(dims), 4), cur_rank))
         stars = sum(1 for t in tile if t == STAR)
         cur_rank += len(tile) - 2 * stars
         tiles.append(tile)

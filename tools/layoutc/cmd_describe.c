@@ -49,7 +49,11 @@ static void print_dims(FILE *f, LyType t, int json) {
 
 static void print_strides(FILE *f, const Facts *x, int json) {
   if (x->strides_s != LY_OK) {
-    fputs(json ? "null" : "none (not one stride per dim)", f);
+    fputs(json                                ? "null"
+          : x->strides_s == LY_ERROR_DYNAMIC ? "unknown (the layout depends on dynamic dims)"
+          : x->strides_s == LY_ERROR_ANY     ? "none (the layout is 'any')"
+                                             : "none (not one stride per dim)",
+          f);
     return;
   }
   fputc('[', f);

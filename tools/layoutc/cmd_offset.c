@@ -19,6 +19,9 @@ static int check_geometry(LyType t, const char *text) {
 int cmd_offset(int argc, char **argv) {
   if (argc < 2)
     return usage("offset needs a type and indices (or --all)");
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--all") && argc != 2)
+      return usage("--all cannot be combined with indices");
   LyContext ctx = new_context();
   LyType t = parse_type(ctx, argv[0]);
   int rc = EXIT_BAD_INPUT;
@@ -45,10 +48,6 @@ int cmd_offset(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     char name[32];
     snprintf(name, sizeof name, "<index %d>", i);
-    if (!strcmp(argv[i], "--all")) {
-      rc = usage("--all cannot be combined with indices");
-      goto done;
-    }
     int n = rank == 0 && !strcmp(argv[i], "") ? 0 : parse_list(name, argv[i], idx, LY_MAX_RANK);
     if (n < 0)
       goto done;
