@@ -16,31 +16,38 @@ void lyp_error(LyParser *p, LyLoc loc, const char *fmt, ...) {
   va_end(ap);
 }
 
-LyType lyTypeParse(LyContext c, const char *text, size_t len, const char *name) {
-  LyCtx *ctx = lyd_ctx(c);
-  LySource src = {name ? name : "<input>", text, len};
-  if (len > LYP_MAX_INPUT) {
-    ly_diag_emit(&ctx->diag, LY_SEVERITY_ERROR, &src, (LyLoc){0, 0}, "input of %zu bytes exceeds the limit of %u",
-                 len, LYP_MAX_INPUT);
-    return (LyType){NULL};
+/* Parses text[begin, end) of src as one type; diagnostics are located in
+ * src (file lines and columns). The lexer needs a NUL sentinel at the end,
+ * so it runs on a copy that starts at the beginning of begin's line. */
+const LyTypeImpl *lyp_parse_type_in(LyCtx *ctx, const LySource *src, size_t begin, size_t end) {
+  if (end - begin > LYP_MAX_INPUT) {
+    ly_diag_emit(&ctx->diag, LY_SEVERITY_ERROR, src, (LyLoc){0, 0}, "input of %zu bytes exceeds the limit of %u",
+                 end - begin, LYP_MAX_INPUT);
+    return NULL;
   }
-  /* A private NUL-terminated copy: the lexer's end-of-input sentinel. */
-  char *buf = ly_malloc(len + 1);
+  size_t ls = begin;
+  while (ls > 0 && src->text[ls - 1] != '\n')
+    ls--;
+  int line = 1;
+  for (size_t i = 0; i < ls; i++)
+    line += src->text[i] == '\n';
+  char *buf = ly_malloc(end - ls + 1);
   LyParser *p = ly_malloc(sizeof *p);
   if (!buf || !p) {
     ly_free(buf);
     ly_free(p);
     ly_diag_emit(&ctx->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "out of memory");
-    return (LyType){NULL};
+    return NULL;
   }
-  memcpy(buf, text, len);
-  buf[len] = 0;
+  memcpy(buf, src->text + ls, end - ls);
+  buf[end - ls] = 0;
   memset(p, 0, sizeof *p);
-  p->buf = p->cur = p->tok = p->line_start = buf;
-  p->lim = buf + len;
-  p->line = 1;
+  p->buf = p->line_start = buf;
+  p->cur = p->tok = buf + (begin - ls);
+  p->lim = buf + (end - ls);
+  p->line = line;
   p->ctx = ctx;
-  p->src = (LySource){src.name, buf, len};
+  p->src = *src;
   p->ast.src = &p->src;
   p->ast.spec.kind = LYS_NONE;
   p->ast.spec.size = -1;
@@ -52,9 +59,14 @@ LyType lyTypeParse(LyContext c, const char *text, size_t len, const char *name) 
   else if (rc == 2)
     ly_diag_emit(&ctx->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "out of memory");
   else if (ctx->diag.errors == errors)
-    lyp_error(p, (LyLoc){1, 1}, "syntax error");
+    lyp_error(p, (LyLoc){line, 1}, "syntax error");
   ly_arena_free(&p->arena);
   ly_free(p);
   ly_free(buf);
-  return lyd_wrap(t);
+  return t;
+}
+
+LyType lyTypeParse(LyContext c, const char *text, size_t len, const char *name) {
+  LySource src = {name ? name : "<input>", text, len};
+  return lyd_wrap(lyp_parse_type_in(lyd_ctx(c), &src, 0, len));
 }

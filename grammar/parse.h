@@ -38,6 +38,11 @@ typedef struct {
   int depth;
 } LyParser;
 
+/* Parses text[begin, end) of src as one type, with diagnostics located in
+ * src's lines and columns (for types embedded in larger files). NULL after
+ * reporting an error. */
+const LyTypeImpl *lyp_parse_type_in(LyCtx *ctx, const LySource *src, size_t begin, size_t end);
+
 /* Reports a located error and counts it. */
 void lyp_error(LyParser *p, LyLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -125,6 +125,39 @@ void lyTypePrint(LyType t, LyStringCallback cb, void *user);
 char *lyTypeToString(LyType t);
 void lyStringFree(char *s);
 
+/* --- Views (zero-copy; SPEC §3.3) ------------------------------------------ */
+/* Each returns the view's type, interned in ctx, or a null handle after
+ * reporting why no view exists (an error diagnostic with notes naming the
+ * dims, the block, tile or padding in the way and, for reshape, the relayout
+ * that would make it a view). The view keeps the source's base pointer:
+ * offsets are relative to the same buffer. */
+
+/* oneDNN permute_axes: the source's dim i becomes the view's dim perm[i]. */
+LyType lyTypePermute(LyContext ctx, LyType t, const int *perm);
+/* Row-major element order is preserved (NumPy C order). A view exists when
+ * the source's digits regroup under the new dims; a view dim may then hold
+ * several digits (joining the dims of "acdb" gives one dim with three). */
+LyType lyTypeReshape(LyContext ctx, LyType t, int rank, const int64_t *dims);
+/* MLIR memref / NumPy semantics: a view only when every view dim has one
+ * plain stride (the result is an MLIR strided layout). */
+LyType lyTypeReshapeStrided(LyContext ctx, LyType t, int rank, const int64_t *dims);
+/* oneDNN submemory: the box offsets[d] .. offsets[d] + sizes[d]. */
+LyType lyTypeSlice(LyContext ctx, LyType t, const int64_t *offsets, const int64_t *sizes);
+/* NumPy broadcasting to dims (rank >= t's rank): new leading dims and
+ * extent-1 dims become stride-0 dims. */
+LyType lyTypeBroadcast(LyContext ctx, LyType t, int rank, const int64_t *dims);
+/* Removes extent-1 dim `dim` / inserts an extent-1 dim at position `dim`. */
+LyType lyTypeSqueeze(LyContext ctx, LyType t, int dim);
+LyType lyTypeUnsqueeze(LyContext ctx, LyType t, int dim);
+/* The layout of t's dims and element that makes `reshape(t, dims)` a view,
+ * chosen to move the fewest bytes and keep t's blocks where possible; t itself
+ * when the reshape already is a view. Null (with a diagnostic) on bad dims. */
+LyType lyTypeGetReshapeRelayout(LyContext ctx, LyType t, int rank, const int64_t *dims);
+/* The same type with another layout: relayout targets. Parses `layout` as the
+ * layout attribute of t's dims and element (e.g. "\"nchw\"" or
+ * "strided<[1,4]>"; "" is row-major). Null after a diagnostic on bad input. */
+LyType lyTypeWithLayout(LyContext ctx, LyType t, const char *layout);
+
 #ifdef __cplusplus
 }
 #endif

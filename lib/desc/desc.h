@@ -167,6 +167,8 @@ typedef struct {
 } LyTagInfo;
 bool lyd_tag_parse(const char *tag, size_t len, int rank, LyTagInfo *out, int *err_col, LyBuf *err);
 /* Digits of a format tag on static dims. Returns digit count, -1 on overflow. */
+/* The format tag whose lowering is exactly t, if there is one. (print.c) */
+bool lyd_tag_of(const LyTypeImpl *t, LyTagInfo *info);
 /* Prints a tag in oneDNN's abstract spelling, quoted ("aBcd16b"). */
 void lyd_tag_print(const LyTagInfo *tag, int rank, LyBuf *out);
 int lyd_tag_digits(const LyTagInfo *tag, int rank, const int64_t *dims, LyDigit *out, int64_t *alloc);

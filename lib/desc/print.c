@@ -99,8 +99,8 @@ static bool tag_matches(const LyTypeImpl *t, const bool *as_block, const int64_t
   return m >= 0 && same_digits(t, g, m, alloc);
 }
 
-static bool try_tag(const LyTypeImpl *t, LyBuf *out) {
-  if (t->base != 0 || !all_simple(t) || t->rank == 0)
+bool lyd_tag_of(const LyTypeImpl *t, LyTagInfo *info) {
+  if (t->kind != LYD_DIGITS || !lyd_is_static(t) || t->base != 0 || !all_simple(t) || t->rank == 0)
     return false;
   /* Span of each digit: the stride of the next larger digit over its own. */
   int64_t span[LY_MAX_DIGITS] = {0};
@@ -122,14 +122,18 @@ static bool try_tag(const LyTypeImpl *t, LyBuf *out) {
     all[k] = !g->wrap && g->div == 1 && per_dim[g->dim] == 1 && span[k] > g->ext;
     any = any || all[k];
   }
-  LyTagInfo info;
-  bool found = tag_matches(t, none, span, &info) || (any && tag_matches(t, all, span, &info));
+  bool found = tag_matches(t, none, span, info) || (any && tag_matches(t, all, span, info));
   for (int k = 0; k < t->ndigits && any && !found; k++) {
     bool one[LY_MAX_DIGITS] = {0};
     one[k] = all[k];
-    found = all[k] && tag_matches(t, one, span, &info);
+    found = all[k] && tag_matches(t, one, span, info);
   }
-  if (!found)
+  return found;
+}
+
+static bool try_tag(const LyTypeImpl *t, LyBuf *out) {
+  LyTagInfo info;
+  if (!lyd_tag_of(t, &info))
     return false;
   bool ident = info.nblocks == 0;
   for (int k = 0; k < t->rank && ident; k++)

@@ -62,6 +62,10 @@ bool verify_chunk(const Chunk *ch, Capture *c, const char *file_name);
 
 int cmd_describe(int argc, char **argv);
 int cmd_parse(int argc, char **argv);
+int cmd_reshape(int argc, char **argv);
+int cmd_permute(int argc, char **argv);
+int cmd_slice(int argc, char **argv);
+int cmd_broadcast(int argc, char **argv);
 int cmd_offset(int argc, char **argv);
 
 #endif

@@ -18,6 +18,11 @@ static const char usage_text[] =
     "  offset TYPE --all             offsets of all elements in row-major order\n"
     "  parse FILE [--split-input-file] [--verify-diagnostics]\n"
     "                                canonical spelling of each type in FILE ('-': stdin)\n"
+    "  reshape TYPE DIMS [--strided] the zero-copy view with new dims (row-major order kept);\n"
+    "                                --strided: only views with one stride per dim (NumPy)\n"
+    "  permute TYPE PERM             the view with dim i moved to PERM[i]\n"
+    "  slice TYPE OFFSETS SIZES      the view of a box\n"
+    "  broadcast TYPE DIMS           the view broadcast to DIMS (NumPy rules, stride 0)\n"
     "\n"
     "TYPE is a tensor type such as 'tensor<2x20x3x3xf32, \"nChw16c\">'.\n";
 
@@ -126,6 +131,10 @@ static const struct {
     {"describe", cmd_describe},
     {"offset", cmd_offset},
     {"parse", cmd_parse},
+    {"reshape", cmd_reshape},
+    {"permute", cmd_permute},
+    {"slice", cmd_slice},
+    {"broadcast", cmd_broadcast},
 };
 
 int main(int argc, char **argv) {
