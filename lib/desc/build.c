@@ -14,6 +14,8 @@ typedef struct {
 
 static void error_at(Builder *b, LyLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void error_at(Builder *b, LyLoc loc, const char *fmt, ...) {
+  if (!b->ctx)
+    return; /* a silent lowering (the printer trying candidates) */
   va_list ap;
   va_start(ap, fmt);
   ly_diag_vemit(&b->ctx->diag, LY_SEVERITY_ERROR, b->ast->src, loc, fmt, ap);
@@ -709,4 +711,26 @@ const LyTypeImpl *lyd_build(LyCtx *ctx, const LyTypeAst *a) {
   }
   ly_arena_free(&b.scratch);
   return r;
+}
+
+int lyd_tiled_digits(const LySpec *spec, int rank, const int64_t *dims, LyDigit *g, int64_t *alloc,
+                     LyArena *scratch) {
+  LyTypeAst ast;
+  memset(&ast, 0, sizeof ast);
+  ast.rank = rank;
+  memcpy(ast.dims, dims, rank * sizeof *dims);
+  ast.spec = *spec;
+  Builder b = {NULL, &ast, {0}};
+  ly_arena_init(&b.scratch);
+  LyTypeImpl t;
+  memset(&t, 0, sizeof t);
+  t.rank = rank;
+  memcpy(t.dims, dims, rank * sizeof *dims);
+  int n = -1;
+  if (validate_tiled(&b, rank) && build_tiled(&b, &t, g)) {
+    n = lyd_canonicalize(rank, dims, g, t.ndigits, scratch);
+    *alloc = t.alloc;
+  }
+  ly_arena_free(&b.scratch);
+  return n;
 }

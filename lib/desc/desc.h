@@ -118,6 +118,11 @@ typedef struct {
  * diagnostics. NULL on error. (build.c) */
 const LyTypeImpl *lyd_build(LyCtx *ctx, const LyTypeAst *ast);
 
+/* Lowers a tiled_layout spec on static dims to canonical digits without
+ * reporting anything (nested digits go to scratch). -1 when invalid. */
+int lyd_tiled_digits(const LySpec *spec, int rank, const int64_t *dims, LyDigit *g, int64_t *alloc,
+                     LyArena *scratch);
+
 /* Canonicalises t's digits in place (t->digits must be writable) and interns
  * it. NULL on allocation failure. (desc.c) */
 const LyTypeImpl *lyd_intern(LyCtx *ctx, LyTypeImpl *t, LyDigit *digits);

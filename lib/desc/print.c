@@ -143,6 +143,121 @@ static bool try_tag(const LyTypeImpl *t, LyBuf *out) {
   return true;
 }
 
+/* --- tiled_layout ------------------------------------------------------------ */
+
+/* Tile entries without their leading 1s (a tile of 1 changes nothing). */
+static void trim_tile(LyTile *tl) {
+  int k = 0;
+  while (k < tl->n - 1 && tl->size[k] == 1)
+    k++;
+  memmove(tl->size, tl->size + k, (tl->n - k) * sizeof *tl->size);
+  tl->n -= k;
+}
+
+/* The tiled spelling of one choice of first-tile sizes t1[d]: a second tile
+ * splits count dims by c[d] and within dims by w[d]. */
+static void tiled_spec(const LyTypeImpl *t, const int *perm, const int64_t *t1, const int64_t *c,
+                       const int64_t *w, LySpec *s) {
+  int r = t->rank;
+  memset(s, 0, sizeof *s);
+  s->kind = LYS_TILED;
+  s->nperm = r;
+  memcpy(s->perm, perm, r * sizeof *perm);
+  LyTile *a = &s->tiles[0], *b = &s->tiles[1];
+  a->n = r;
+  for (int k = 0; k < r; k++)
+    a->size[k] = t1[perm[k]];
+  trim_tile(a);
+  bool second = false;
+  for (int k = 0; k < r; k++)
+    b->size[b->n++] = c[perm[k]], second = second || c[perm[k]] != 1;
+  for (int k = r - a->n; k < r; k++)
+    b->size[b->n++] = w[perm[k]], second = second || w[perm[k]] != 1;
+  trim_tile(b);
+  s->ntiles = a->n == 1 && a->size[0] == 1 && !second ? 0 : second ? 2 : 1;
+}
+
+static void print_tiled(const LySpec *s, LyBuf *out) {
+  ly_buf_puts(out, "tiled_layout<<");
+  for (int k = 0; k < s->nperm; k++)
+    ly_buf_printf(out, "%s%d", k ? "," : "", s->perm[k]);
+  ly_buf_puts(out, ">");
+  for (int j = 0; j < s->ntiles; j++) {
+    ly_buf_puts(out, ",(");
+    for (int e = 0; e < s->tiles[j].n; e++)
+      ly_buf_printf(out, "%s%lld", e ? "," : "", (long long)s->tiles[j].size[e]);
+    ly_buf_puts(out, ")");
+  }
+  ly_buf_puts(out, ">");
+}
+
+/* Reads an XLA tiling (one or two tiles) off the digits: the permutation
+ * from the outermost digits' strides; each dim's first tile is one of its
+ * digits' divisors, the next larger divisor gives the second tile's split of
+ * the count dim, the next smaller one its split of the within dim. Each
+ * candidate is lowered and compared. */
+static bool try_tiled(const LyTypeImpl *t, LyBuf *out) {
+  int r = t->rank;
+  if (r == 0 || t->base != 0 || !all_simple(t))
+    return false;
+  int64_t divs[LY_MAX_RANK][LY_MAX_DIGITS + 1], outer_stride[LY_MAX_RANK];
+  int nd[LY_MAX_RANK] = {0};
+  for (int d = 0; d < r; d++)
+    divs[d][nd[d]++] = 1, outer_stride[d] = -1;
+  for (int k = 0; k < t->ndigits; k++) { /* a dim's digits come largest div first */
+    const LyDigit *g = &t->digits[k];
+    if (outer_stride[g->dim] < 0)
+      outer_stride[g->dim] = g->stride;
+    if (g->div > 1)
+      divs[g->dim][nd[g->dim]++] = g->div;
+  }
+  int perm[LY_MAX_RANK], np = 0;
+  for (int d = 0; d < r; d++) { /* insertion sort by outer stride, digitless dims in place */
+    int p = np;
+    while (p > 0 && outer_stride[d] >= 0 && outer_stride[perm[p - 1]] >= 0 && outer_stride[perm[p - 1]] < outer_stride[d])
+      p--;
+    memmove(perm + p + 1, perm + p, (np - p) * sizeof *perm);
+    perm[p] = d;
+    np++;
+  }
+  int choice[LY_MAX_RANK] = {0};
+  for (int tries = 0; tries < 4096; tries++) {
+    int64_t t1[LY_MAX_RANK], c[LY_MAX_RANK], w[LY_MAX_RANK];
+    for (int d = 0; d < r; d++) {
+      t1[d] = divs[d][choice[d]];
+      c[d] = w[d] = 1;
+      for (int j = 0; j < nd[d]; j++) {
+        int64_t x = divs[d][j];
+        if (x > t1[d] && x % t1[d] == 0 && (c[d] == 1 || x / t1[d] < c[d]))
+          c[d] = x / t1[d];
+        if (x < t1[d] && x > w[d] && t1[d] % x == 0)
+          w[d] = x;
+      }
+    }
+    LySpec s;
+    tiled_spec(t, perm, t1, c, w, &s);
+    if (s.ntiles > 0) {
+      LyDigit g[LY_MAX_DIGITS];
+      int64_t alloc;
+      LyArena scratch;
+      ly_arena_init(&scratch);
+      int n = lyd_tiled_digits(&s, r, t->dims, g, &alloc, &scratch);
+      bool same = n >= 0 && alloc == t->alloc && n == t->ndigits && lyd_digits_equal(r, g, t->digits, n);
+      ly_arena_free(&scratch);
+      if (same) {
+        print_tiled(&s, out);
+        return true;
+      }
+    }
+    int d = 0; /* next combination */
+    while (d < r && ++choice[d] == nd[d])
+      choice[d++] = 0;
+    if (d == r)
+      return false;
+  }
+  return false;
+}
+
 static bool try_row_major(const LyTypeImpl *t) {
   LyDigit g[LY_MAX_RANK];
   int64_t alloc;
@@ -254,7 +369,7 @@ void lyd_print_layout(const LyTypeImpl *t, LyBuf *out) {
     break;
   }
   if (lyd_is_static(t)) {
-    if (try_row_major(t) || try_tag(t, out))
+    if (try_row_major(t) || try_tag(t, out) || try_tiled(t, out))
       return;
   }
   if (try_strided(t, out))

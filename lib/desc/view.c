@@ -308,8 +308,10 @@ LyType lyTypeSlice(LyContext ctx, LyType t, const int64_t *offsets, const int64_
     if (maxe < 0)
       continue; /* an empty slice: no element uses the digit */
     if (!slice_digit(&v, x, C, maxe, g, &n, &base)) {
-      verror(&v, "slice is not a view of %s dim %d: %s", x->dim >= 0 ? "" : "combined", x->dim >= 0 ? x->dim : 0,
-             ly_buf_cstr(&v.why));
+      if (x->dim >= 0)
+        verror(&v, "slice is not a view at dim %d: %s", x->dim, ly_buf_cstr(&v.why));
+      else
+        verror(&v, "slice is not a view at a digit over combined dims: %s", ly_buf_cstr(&v.why));
       goto done;
     }
   }
