@@ -548,25 +548,27 @@ static bool check_range(Builder *b, LyTypeImpl *t, const LyDigit *g, int n, bool
         t->alloc = 0; /* no elements */
       return true;
     }
-  for (int k = 0; k < n; k++) {
-    int64_t maxe = lyd_digit_max_e(&g[k], t->rank, t->dims);
-    if (maxe == LY_DYNAMIC || g[k].stride == LY_DYNAMIC)
+  for (int d = 0; d < t->rank; d++)
+    if (t->dims[d] == LY_DYNAMIC)
       return true; /* not decidable statically */
-    int64_t top = maxe / g[k].div;
-    if (g[k].wrap && top >= g[k].ext)
-      top = g[k].ext - 1;
-    int64_t reach;
-    if (!ly_mul(g[k].stride, top, &reach) || !ly_add(reach < 0 ? lo : hi, reach, reach < 0 ? &lo : &hi)) {
-      error_at(b, s->loc, "offsets of this layout overflow 64 bits");
-      return false;
-    }
+  for (int k = 0; k < n; k++)
+    if (g[k].stride == LY_DYNAMIC)
+      return true;
+  int64_t rlo, rhi;
+  bool exact;
+  if (!lyd_offset_range(t->rank, t->dims, g, n, &rlo, &rhi, &exact) || !ly_add(lo, rlo, &lo) ||
+      !ly_add(hi, rhi, &hi)) {
+    error_at(b, s->loc, "offsets of this layout overflow 64 bits");
+    return false;
   }
-  if (lo < 0) {
+  /* A loose bound (huge types with digits over several dims) cannot prove
+   * a layout wrong; it is only used to size a missing allocation. */
+  if (lo < 0 && exact) {
     error_at(b, s->loc, "layout reaches negative offset %lld", (long long)lo);
     return false;
   }
   if (alloc_given) {
-    if (hi >= t->alloc) {
+    if (hi >= t->alloc && exact) {
       error_at(b, s->loc, "layout reaches offset %lld, beyond its size %lld", (long long)hi,
                (long long)t->alloc);
       return false;

@@ -650,3 +650,104 @@ bool lyd_plain_strides(const LyTypeImpl *t, int64_t *strides) {
   }
   return true;
 }
+
+/* --- Offset range ---------------------------------------------------------- */
+
+#define RANGE_ENUM_LIMIT (1 << 22)
+
+/* Extremes of one dim's contribution (the digits that use only that dim):
+ * at the ends when it is one plain digit, else by visiting every index. */
+static bool dim_range(int rank, const int64_t *dims, const LyDigit *g, int n, const int *owner, int d,
+                      int64_t *lo, int64_t *hi) {
+  int count = 0, plain = -1;
+  for (int k = 0; k < n; k++)
+    if (owner[k] == d)
+      count++, plain = g[k].dim == d && g[k].div == 1 && !g[k].wrap ? k : -1;
+  *lo = *hi = 0;
+  if (count == 0 || dims[d] == 0)
+    return true;
+  if (count == 1 && plain >= 0) {
+    int64_t end;
+    if (!ly_mul(g[plain].stride, dims[d] - 1, &end))
+      return false;
+    *lo = end < 0 ? end : 0, *hi = end > 0 ? end : 0;
+    return true;
+  }
+  if (dims[d] > RANGE_ENUM_LIMIT)
+    return false;
+  int64_t idx[LY_MAX_RANK] = {0};
+  for (int64_t i = 0; i < dims[d]; i++) {
+    idx[d] = i;
+    int64_t f = 0;
+    for (int k = 0; k < n; k++)
+      if (owner[k] == d)
+        f += g[k].stride * lyd_digit_value(&g[k], rank, idx); /* below the checked bound */
+    *lo = f < *lo ? f : *lo, *hi = f > *hi ? f : *hi;
+  }
+  return true;
+}
+
+/* The conservative bound: every digit at its extreme independently. */
+static bool loose_range(int rank, const int64_t *dims, const LyDigit *g, int n, int64_t *lo, int64_t *hi) {
+  *lo = *hi = 0;
+  for (int k = 0; k < n; k++) {
+    int64_t top = lyd_digit_max_value(&g[k], rank, dims), reach;
+    if (top == LY_DYNAMIC || g[k].stride == LY_DYNAMIC || !ly_mul(g[k].stride, top, &reach) ||
+        !ly_add(reach < 0 ? *lo : *hi, reach, reach < 0 ? lo : hi))
+      return false;
+  }
+  return true;
+}
+
+bool lyd_offset_range(int rank, const int64_t *dims, const LyDigit *g, int n, int64_t *lo, int64_t *hi,
+                      bool *exact) {
+  int64_t numel = 1;
+  *exact = true;
+  for (int d = 0; d < rank; d++)
+    if (!ly_mul(numel, dims[d], &numel))
+      return false;
+  if (numel == 0) {
+    *lo = *hi = 0;
+    return true;
+  }
+  if (!loose_range(rank, dims, g, n, lo, hi))
+    return false;
+  /* Digits of one dim are independent of other dims: the extremes add up
+   * dim by dim. A digit over several dims couples them: visit every element
+   * (small types), or keep the loose bound. */
+  int owner[LY_MAX_DIGITS];
+  bool coupled = false;
+  for (int k = 0; k < n; k++) {
+    owner[k] = g[k].dim;
+    if (g[k].dim < 0) {
+      for (int d = 0; d < rank; d++)
+        if (lyd_digit_uses_dim(&g[k], rank, d))
+          owner[k] = owner[k] == -1 ? d : -2;
+      coupled = coupled || owner[k] == -2;
+    }
+  }
+  if (coupled) {
+    if (numel > RANGE_ENUM_LIMIT)
+      return !(*exact = false);
+    int64_t idx[LY_MAX_RANK] = {0}, l = INT64_MAX, h = INT64_MIN;
+    for (int64_t e = 0; e < numel; e++) {
+      int64_t f = 0;
+      for (int k = 0; k < n; k++)
+        f += g[k].stride * lyd_digit_value(&g[k], rank, idx);
+      l = f < l ? f : l, h = f > h ? f : h;
+      for (int d = rank - 1; d >= 0 && ++idx[d] == dims[d]; d--)
+        idx[d] = 0;
+    }
+    *lo = l, *hi = h;
+    return true;
+  }
+  int64_t l = 0, h = 0;
+  for (int d = 0; d < rank; d++) {
+    int64_t dl, dh;
+    if (!dim_range(rank, dims, g, n, owner, d, &dl, &dh))
+      return !(*exact = false); /* a huge dim: keep the loose bound */
+    l += dl, h += dh; /* each within the loose bound, which did not overflow */
+  }
+  *lo = l, *hi = h;
+  return true;
+}

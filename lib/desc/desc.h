@@ -141,6 +141,13 @@ int64_t lyd_digit_max_value(const LyDigit *g, int rank, const int64_t *dims);
 /* Whether logical dim d enters the digit. */
 bool lyd_digit_uses_dim(const LyDigit *g, int rank, int d);
 
+/* The smallest and largest of sum stride * value over the index space
+ * (static dims and strides; base not included): exact (*exact) for digits
+ * of single dims and for small types, else a bound that contains the range.
+ * False on overflow. */
+bool lyd_offset_range(int rank, const int64_t *dims, const LyDigit *g, int n, int64_t *lo, int64_t *hi,
+                      bool *exact);
+
 /* Largest value of E over the type's index space (static dims). */
 int64_t lyd_digit_max_e(const LyDigit *g, int rank, const int64_t *dims);
 

@@ -5,6 +5,7 @@
  * block, tile or padding is in the way. */
 #include "desc/desc.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -95,15 +96,16 @@ static LyType make_view(View *v, int rank, const int64_t *dims, LyDigit *g, int 
   t.base = base;
   t.ndigits = n;
   if (alloc < 0) {
-    int64_t hi = base, numel = 1;
+    int64_t lo, hi;
+    bool exact;
+    alloc = 0;
+    if (lyd_offset_range(rank, dims, g, n, &lo, &hi, &exact)) /* within the source's buffer: no overflow */
+      alloc = hi + base + 1;
+    if (alloc > v->src->alloc || alloc <= 0)
+      alloc = v->src->alloc; /* a loose bound: the buffer bounds every offset */
     for (int d = 0; d < rank; d++)
-      numel *= dims[d];
-    for (int k = 0; k < n; k++) {
-      int64_t top = lyd_digit_max_value(&g[k], rank, dims);
-      if (top > 0 && g[k].stride > 0)
-        hi += g[k].stride * top; /* bounded by the source's allocation */
-    }
-    alloc = numel ? hi + 1 : 0;
+      if (dims[d] == 0)
+        alloc = 0;
   }
   t.alloc = alloc;
   const LyTypeImpl *r = lyd_intern(v->ctx, &t, g);
@@ -269,6 +271,117 @@ static bool slice_digit(View *v, const LyDigit *g, int64_t C, int64_t maxe, LyDi
   return false;
 }
 
+/* A digit over combined dims under a slice: its E shifts by C. */
+static bool slice_general(View *v, const LyDigit *x, const int64_t *offsets, const int64_t *sizes, LyDigit *g,
+                          int *n, int64_t *base) {
+  const LyTypeImpl *s = v->src;
+  int64_t C = 0;
+  for (int d = 0; d < s->rank; d++) {
+    C += x->coef[d] * offsets[d]; /* bounded by the checked sizes */
+    for (int j = 0; j < x->nsub; j++)
+      if (offsets[d] && lyd_digit_uses_dim(&x->sub[j], s->rank, d)) {
+        verror(v, "slice is not a view: the layout has a nested tile over sliced dim %d", d);
+        return false;
+      }
+  }
+  int64_t maxe = lyd_digit_max_e(x, s->rank, sizes);
+  if (maxe < 0)
+    return true; /* an empty slice: no element uses the digit */
+  if (!slice_digit(v, x, C, maxe, g, n, base)) {
+    verror(v, "slice is not a view at a digit over combined dims: %s", ly_buf_cstr(&v->why));
+    return false;
+  }
+  return true;
+}
+
+/* The one dim a digit uses, or -1 when it combines several. */
+static int only_dim(const LyDigit *g, int rank) {
+  if (g->dim >= 0)
+    return g->dim;
+  int found = -1;
+  for (int d = 0; d < rank; d++)
+    if (lyd_digit_uses_dim(g, rank, d)) {
+      if (found >= 0)
+        return -1;
+      found = d;
+    }
+  return found;
+}
+
+/* Offset contribution at index i of the digits that use dim d alone. */
+static int64_t dim_part(const LyTypeImpl *s, int d, int64_t i) {
+  int64_t idx[LY_MAX_RANK] = {0}, off = 0;
+  idx[d] = i;
+  for (int k = 0; k < s->ndigits; k++)
+    if (only_dim(&s->digits[k], s->rank) == d)
+      off += s->digits[k].stride * lyd_digit_value(&s->digits[k], s->rank, idx);
+  return off;
+}
+
+#define SLICE_AFFINE_LIMIT (1 << 22)
+
+/* Finds digits for the contribution f(i) = dim_part(off + i) - f0 of a
+ * dim over [0, size): greedily the mixed radix whose places explain f, then
+ * checked at every point. Covers short slices across a block edge. */
+static bool slice_dim_digits(const LyTypeImpl *s, int d, int64_t off, int64_t size, LyDigit *g, int *n,
+                             int64_t *base) {
+  int64_t f0 = dim_part(s, d, off);
+  int n0 = *n;
+  for (int64_t r = 1; r < size;) {
+    int64_t step = dim_part(s, d, off + r) - f0, e = 1;
+    while (e * r < size && dim_part(s, d, off + e * r) == f0 + e * step)
+      e++;
+    bool last = e * r >= size;
+    if (*n == LY_MAX_DIGITS)
+      return false;
+    g[(*n)++] = (LyDigit){.stride = step, .div = r, .ext = last ? ly_ceil_div(size, r) : e, .wrap = !last, .dim = d};
+    if (last)
+      break;
+    r *= e;
+  }
+  int64_t idx[LY_MAX_RANK] = {0};
+  for (int64_t i = 0; i < size; i++) {
+    idx[d] = i;
+    int64_t f = f0;
+    for (int k = n0; k < *n; k++)
+      f += g[k].stride * lyd_digit_value(&g[k], s->rank, idx);
+    if (f != dim_part(s, d, off + i)) {
+      *n = n0;
+      return false;
+    }
+  }
+  *base += f0;
+  return true;
+}
+
+#define SLICE_SEARCH_LIMIT (1 << 20)
+
+/* Dim d's simple digits under the slice [off, off + size): each digit
+ * rewritten (slice_digit), or else digits found for the dim's whole
+ * contribution over the slice. */
+static bool slice_dim(View *v, int d, int64_t off, const int64_t *sizes, bool in_general, LyDigit *g, int *n,
+                      int64_t *base) {
+  const LyTypeImpl *s = v->src;
+  if (sizes[d] == 0)
+    return true;
+  int n0 = *n;
+  int64_t b = 0;
+  bool ok = true;
+  for (int k = 0; k < s->ndigits && ok; k++) {
+    const LyDigit *x = &s->digits[k];
+    if (x->dim == d)
+      ok = slice_digit(v, x, off, sizes[d] - 1, g, n, &b);
+    else if (x->dim < 0 && only_dim(x, s->rank) == d) /* nested: search below */
+      ok = off == 0 ? (g[(*n)++] = *x, true) : (ly_buf_puts(&v->why, "a nested tile of the dim moves"), false);
+  }
+  if (ok) {
+    *base += b;
+    return true;
+  }
+  *n = n0;
+  return !in_general && sizes[d] <= SLICE_SEARCH_LIMIT && slice_dim_digits(s, d, off, sizes[d], g, n, base);
+}
+
 LyType lyTypeSlice(LyContext ctx, LyType t, const int64_t *offsets, const int64_t *sizes) {
   View v;
   view_init(&v, ctx, t);
@@ -287,34 +400,21 @@ LyType lyTypeSlice(LyContext ctx, LyType t, const int64_t *offsets, const int64_
   LyDigit g[LY_MAX_DIGITS];
   int n = 0;
   int64_t base = s->base;
+  bool in_general[LY_MAX_RANK] = {0};
   for (int k = 0; k < s->ndigits; k++) {
     const LyDigit *x = &s->digits[k];
-    int64_t C = 0;
-    bool nested_moved = false;
-    if (x->dim >= 0) {
-      C = offsets[x->dim];
-    } else {
-      for (int d = 0; d < s->rank; d++)
-        C += x->coef[d] * offsets[d]; /* bounded by the checked sizes */
-      for (int j = 0; j < x->nsub && !nested_moved; j++)
-        for (int d = 0; d < s->rank; d++)
-          nested_moved = nested_moved || (offsets[d] && lyd_digit_uses_dim(&x->sub[j], s->rank, d));
-    }
-    int64_t maxe = lyd_digit_max_e(x, s->rank, sizes);
-    if (nested_moved) {
-      verror(&v, "slice is not a view: the layout has a nested tile over a sliced dim");
+    if (only_dim(x, s->rank) >= 0)
+      continue; /* a digit of one dim: slice_dim handles it */
+    for (int d = 0; d < s->rank; d++)
+      in_general[d] = in_general[d] || lyd_digit_uses_dim(x, s->rank, d);
+    if (!slice_general(&v, x, offsets, sizes, g, &n, &base))
       goto done;
-    }
-    if (maxe < 0)
-      continue; /* an empty slice: no element uses the digit */
-    if (!slice_digit(&v, x, C, maxe, g, &n, &base)) {
-      if (x->dim >= 0)
-        verror(&v, "slice is not a view at dim %d: %s", x->dim, ly_buf_cstr(&v.why));
-      else
-        verror(&v, "slice is not a view at a digit over combined dims: %s", ly_buf_cstr(&v.why));
-      goto done;
-    }
   }
+  for (int d = 0; d < s->rank; d++)
+    if (!slice_dim(&v, d, offsets[d], sizes, in_general[d], g, &n, &base)) {
+      verror(&v, "slice is not a view at dim %d: %s", d, ly_buf_cstr(&v.why));
+      goto done;
+    }
   r = make_view(&v, s->rank, sizes, g, n, base, -1);
 done:
   view_done(&v);
@@ -382,7 +482,10 @@ static bool place_l_digit(View *v, const Group *gr, const int64_t *dims, int64_t
     int64_t lo = R > w ? R : w;
     int64_t hi = top == 0 ? end : end == 0 ? top : (top < end ? top : end);
     if (hi == 0 || lo < hi) { /* the digit has places inside dim t */
-      if (lo % R || lo % w || (hi && hi % lo)) {
+      /* ... and when it ends inside dim t, the dim's outer places must
+       * vanish mod the digit: its end divides the dim's end. */
+      bool ends_inside = top && end && top < end && end % top != 0;
+      if (lo % R || lo % w || (hi && hi % lo) || ends_inside) {
         ly_buf_printf(&v->why, "it does not line up with view dim %d of extent %lld", t, (long long)dims[t]);
         return false;
       }
@@ -433,8 +536,23 @@ static bool l_digit_of(View *v, const LyTypeImpl *s, const Group *gr, const LyDi
 
 /* The digits of the view, or false with the reason in v->why and the source
  * dims of failing groups marked in bad[]. */
+/* A digit of a group's linear index L: floor(L / R) mod E (E = 0: none). */
+typedef struct {
+  int group;
+  int64_t R, E, stride;
+} LDigit;
+
+static int ldigit_cmp(const void *pa, const void *pb) {
+  const LDigit *a = pa, *b = pb;
+  if (a->group != b->group)
+    return a->group - b->group;
+  return a->R > b->R ? -1 : a->R < b->R;
+}
+
 static bool reshape_digits(View *v, int rank, const int64_t *dims, LyDigit *out, int *nout, bool *bad) {
   const LyTypeImpl *s = v->src;
+  LDigit ld[LY_MAX_DIGITS];
+  int nld = 0;
   Group gr[LY_MAX_RANK];
   int owner[LY_MAX_RANK];
   make_groups(s, rank, dims, gr, owner);
@@ -464,16 +582,49 @@ static bool reshape_digits(View *v, int rank, const int64_t *dims, LyDigit *out,
         return false;
       continue;
     }
-    const Group *G = &gr[owner[g->dim]];
+    int gi = owner[g->dim];
+    const Group *G = &gr[gi];
     if (G->ns == 1 && G->nt == 1) {
       out[*nout] = *g;
       out[(*nout)++].dim = G->t[0];
       continue;
     }
-    int64_t R, E;
+    LDigit *x = &ld[nld];
+    x->group = gi;
+    x->stride = g->stride;
     size_t mark = v->why.len;
-    if (!l_digit_of(v, s, G, g, &R, &E) || !place_l_digit(v, G, dims, R, E, g->stride, out, nout)) {
-      if (!ok && v->why.data) { /* keep only the first reason */
+    if (l_digit_of(v, s, G, g, &x->R, &x->E)) {
+      nld++;
+      continue;
+    }
+    if (!ok && v->why.data) { /* keep only the first reason */
+      v->why.len = mark;
+      v->why.data[mark] = 0;
+    }
+    for (int q = 0; q < G->ns; q++)
+      bad[G->s[q]] = true;
+    ok = false;
+  }
+  /* In the group's linear index, digits that continue each other merge
+   * (row-major 2x3 is the single digit L), then each is placed. */
+  qsort(ld, nld, sizeof *ld, ldigit_cmp);
+  int m = 0;
+  for (int k = 0; k < nld; k++) {
+    LDigit *o = m ? &ld[m - 1] : NULL, *p = &ld[k];
+    int64_t span, st;
+    if (o && o->group == p->group && p->E && ly_mul(p->R, p->E, &span) && span == o->R &&
+        ly_mul(p->stride, p->E, &st) && st == o->stride && (!o->E || ly_mul(o->E, p->E, &o->E))) {
+      o->R = p->R;
+      o->stride = p->stride;
+      continue;
+    }
+    ld[m++] = *p;
+  }
+  for (int k = 0; k < m; k++) {
+    const Group *G = &gr[ld[k].group];
+    size_t mark = v->why.len;
+    if (!place_l_digit(v, G, dims, ld[k].R, ld[k].E, ld[k].stride, out, nout)) {
+      if (!ok && v->why.data) {
         v->why.len = mark;
         v->why.data[mark] = 0;
       }
@@ -492,8 +643,13 @@ static bool reshape_args(View *v, int rank, const int64_t *dims) {
     return false;
   }
   int64_t a = 1, b = 1;
-  for (int d = 0; d < s->rank; d++)
+  for (int d = 0; d < s->rank; d++) {
+    if (s->dims[d] == LY_DYNAMIC) {
+      verror(v, "cannot reshape a tensor with dynamic dims");
+      return false;
+    }
     a *= s->dims[d]; /* checked when the type was built */
+  }
   for (int d = 0; d < rank; d++)
     if (dims[d] < 0 || !ly_mul(b, dims[d], &b)) {
       verror(v, "reshape: dims overflow or are negative");
@@ -567,7 +723,7 @@ static LyType reshape(LyContext ctx, LyType t, int rank, const int64_t *dims, bo
   view_init(&v, ctx, t);
   LyType r = {NULL};
   const LyTypeImpl *s = v.src;
-  if (!reshape_args(&v, rank, dims) || !need_static(&v, "reshape"))
+  if (!need_static(&v, "reshape") || !reshape_args(&v, rank, dims))
     goto done;
   LyDigit g[LY_MAX_DIGITS];
   int n;
@@ -646,6 +802,59 @@ LyType lyTypeGetReshapeRelayout(LyContext ctx, LyType t, int rank, const int64_t
   return reshape_relayout(ctx, t, rank, dims, false);
 }
 
+static int64_t gcd64(int64_t a, int64_t b) {
+  while (b) {
+    int64_t t = a % b;
+    a = b, b = t;
+  }
+  return a;
+}
+
+/* The tag with each block on a dim in the way cut to what divides the
+ * dim's remaining extent, so the dim has no padding. */
+static void shrink_blocks(const LyTagInfo *tag, const int64_t *dims, const bool *bad, LyTagInfo *out) {
+  *out = *tag;
+  out->nblocks = 0;
+  int64_t rem[LY_MAX_RANK];
+  memcpy(rem, dims, sizeof rem);
+  for (int j = tag->nblocks - 1; j >= 0; j--) { /* inner blocks first: they stay dense */
+    int d = tag->block_dim[j];
+    int64_t b = bad[d] ? gcd64(tag->block_size[j], rem[d]) : tag->block_size[j];
+    if (bad[d])
+      rem[d] /= b;
+    out->block_size[j] = b;
+  }
+  for (int j = 0; j < tag->nblocks; j++)
+    if (out->block_size[j] > 1) {
+      out->block_dim[out->nblocks] = tag->block_dim[j];
+      out->block_size[out->nblocks++] = out->block_size[j];
+    }
+}
+
+/* The tag without blocks on the dims in the way, those dims in logical
+ * order where the first of them stood. */
+static void drop_blocks(const LyTagInfo *tag, int rank, const bool *bad, LyTagInfo *out) {
+  *out = (LyTagInfo){.nblocks = 0};
+  for (int j = 0; j < tag->nblocks; j++)
+    if (!bad[tag->block_dim[j]]) {
+      out->block_dim[out->nblocks] = tag->block_dim[j];
+      out->block_size[out->nblocks++] = tag->block_size[j];
+    }
+  int o = 0;
+  bool placed = false;
+  for (int k = 0; k < rank; k++) {
+    int d = tag->order[k];
+    if (!bad[d]) {
+      out->order[o++] = d;
+    } else if (!placed) {
+      for (int e = 0; e < rank; e++)
+        if (bad[e])
+          out->order[o++] = e;
+      placed = true;
+    }
+  }
+}
+
 static LyType reshape_relayout(LyContext ctx, LyType t, int rank, const int64_t *dims, bool strided) {
   View v;
   view_init(&v, ctx, t);
@@ -658,38 +867,26 @@ static LyType reshape_relayout(LyContext ctx, LyType t, int rank, const int64_t 
     r = t;
     goto done;
   }
-  /* Keep the source's format tag where it does not block the reshape:
-   * drop the blocks of the failing dims and put those dims in logical order
-   * where the first of them stood. Otherwise, row-major. */
+  /* Keep the source's format tag where it does not block the reshape.
+   * First the same order with the blocks of the dims in the way shrunk to
+   * what divides their extents (no padding); then without those blocks and
+   * with those dims in logical order where the first of them stood;
+   * otherwise row-major. */
   LyTagInfo tag;
   if (lyd_tag_of(s, &tag)) {
-    LyTagInfo keep = {.nblocks = 0};
-    for (int j = 0; j < tag.nblocks; j++)
-      if (!bad[tag.block_dim[j]]) {
-        keep.block_dim[keep.nblocks] = tag.block_dim[j];
-        keep.block_size[keep.nblocks++] = tag.block_size[j];
+    LyTagInfo cand[2];
+    shrink_blocks(&tag, s->dims, bad, &cand[0]);
+    drop_blocks(&tag, s->rank, bad, &cand[1]);
+    for (int c = 0; c < 2; c++) {
+      LyBuf sp;
+      ly_buf_init(&sp);
+      lyd_tag_print(&cand[c], s->rank, &sp);
+      LyType u = sp.oom ? (LyType){NULL} : lyTypeWithLayout(ctx, t, ly_buf_cstr(&sp));
+      ly_buf_free(&sp);
+      if (!lyTypeIsNull(u) && reshapes_to_view(ctx, u, rank, dims, strided, unused)) {
+        r = u;
+        goto done;
       }
-    int o = 0;
-    bool placed = false;
-    for (int k = 0; k < s->rank; k++) {
-      int d = tag.order[k];
-      if (!bad[d])
-        keep.order[o++] = d;
-      else if (!placed) {
-        for (int e = 0; e < s->rank; e++)
-          if (bad[e])
-            keep.order[o++] = e;
-        placed = true;
-      }
-    }
-    LyBuf sp;
-    ly_buf_init(&sp);
-    lyd_tag_print(&keep, s->rank, &sp);
-    LyType u = sp.oom ? (LyType){NULL} : lyTypeWithLayout(ctx, t, ly_buf_cstr(&sp));
-    ly_buf_free(&sp);
-    if (!lyTypeIsNull(u) && reshapes_to_view(ctx, u, rank, dims, strided, unused)) {
-      r = u;
-      goto done;
     }
   }
   r = lyTypeWithLayout(ctx, t, "");

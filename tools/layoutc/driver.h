@@ -67,5 +67,6 @@ int cmd_permute(int argc, char **argv);
 int cmd_slice(int argc, char **argv);
 int cmd_broadcast(int argc, char **argv);
 int cmd_offset(int argc, char **argv);
+int cmd_opt(int argc, char **argv);
 
 #endif

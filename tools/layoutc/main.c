@@ -18,6 +18,9 @@ static const char usage_text[] =
     "  offset TYPE --all             offsets of all elements in row-major order\n"
     "  parse FILE [--split-input-file] [--verify-diagnostics]\n"
     "                                canonical spelling of each type in FILE ('-': stdin)\n"
+    "  opt FILE [--legalize-reshapes] [--split-input-file] [--verify-diagnostics]\n"
+    "      [--print-ir-after-all] [--debug-reasons] [--strided-views] [-o OUT]\n"
+    "                                verify FILE's functions, run the passes in order, print\n"
     "  reshape TYPE DIMS [--strided] the zero-copy view with new dims (row-major order kept);\n"
     "                                --strided: only views with one stride per dim (NumPy)\n"
     "  permute TYPE PERM             the view with dim i moved to PERM[i]\n"
@@ -135,6 +138,7 @@ static const struct {
     {"permute", cmd_permute},
     {"slice", cmd_slice},
     {"broadcast", cmd_broadcast},
+    {"opt", cmd_opt},
 };
 
 int main(int argc, char **argv) {

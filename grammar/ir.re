@@ -1,0 +1,152 @@
+/* grammar/ir.re: the lexer of the function IR (re2c 3.0). The cursor lives in
+ * the LyiParser; the buffer is the module's NUL-terminated copy of the text,
+ * and a NUL before the end is an unexpected byte. A `tensor<...>` is one
+ * token: its extent is found by balancing angle brackets (skipping string
+ * literals), and the type grammar parses it. */
+#include "ir.tab.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static LyLoc tok_loc(LyiParser *p) { return (LyLoc){p->line, (int)(p->tok - p->line_start) + 1}; }
+
+static void set_loc(LyiParser *p, LYI_LTYPE *l) {
+  l->first_line = l->last_line = p->line;
+  l->first_column = (int)(p->tok - p->line_start) + 1;
+  l->last_column = (int)(p->cur - p->line_start);
+  p->end_loc = (LyLoc){p->line, l->last_column + 1};
+}
+
+static int lex_error(LyiParser *p, LYI_LTYPE *l, const char *msg) {
+  set_loc(p, l);
+  lyir_error(p->m, tok_loc(p), "%s", msg);
+  p->lex_error = true;
+  return LYI_LYI_UNDEF;
+}
+
+static int unexpected(LyiParser *p, LYI_LTYPE *l) {
+  unsigned char c = (unsigned char)p->tok[0];
+  char msg[40];
+  if (c >= 0x20 && c < 0x7f)
+    snprintf(msg, sizeof msg, "unexpected character '%c'", c);
+  else
+    snprintf(msg, sizeof msg, "unexpected byte 0x%02x", c);
+  return lex_error(p, l, msg);
+}
+
+/* After `tensor`: extends the token to the '>' that closes its '<'. A type
+ * cannot contain '{', '}', '=' or '->', so the scan stops there when a '>'
+ * is missing and the type grammar reports what is unbalanced. Strings are
+ * skipped (a format tag could hold any character). */
+static void scan_type(LyiParser *p) {
+  const char *q = p->cur;
+  int depth = 0, line = p->line;
+  const char *line_start = p->line_start;
+  for (; q < p->lim; q++) {
+    char c = *q;
+    if (depth == 0 && c != '<' && c != ' ' && c != '\t' && c != '\r' && c != '\n')
+      return; /* no '<' follows: the type grammar will say so */
+    if (c == '\n') {
+      line++;
+      line_start = q + 1;
+    } else if (c == '"') {
+      const char *e = q + 1;
+      while (e < p->lim && *e != '"' && *e != '\n')
+        e++;
+      if (e == p->lim || *e != '"')
+        break;
+      q = e;
+    } else if (c == '<') {
+      depth++;
+    } else if (c == '>' && --depth == 0) {
+      q++;
+      break;
+    } else if (c == '{' || c == '}' || c == '=' || (c == '-' && q + 1 < p->lim && q[1] == '>')) {
+      break;
+    }
+  }
+  p->cur = q;
+  p->line = line;
+  p->line_start = line_start;
+}
+
+int lyi_lex(LYI_STYPE *val, LYI_LTYPE *loc, LyiParser *p) {
+  const char *YYMARKER = NULL;
+again:
+  p->tok = p->cur;
+  /*!re2c
+    re2c:define:YYCTYPE = "unsigned char";
+    re2c:define:YYCURSOR = "p->cur";
+    re2c:define:YYLIMIT = "p->lim";
+    re2c:define:YYMARKER = "YYMARKER";
+    re2c:yyfill:enable = 0;
+    re2c:eof = 0;
+
+    digit = [0-9];
+    bare_id = [a-zA-Z_][a-zA-Z0-9_$.]*;
+    suffix_id = digit+ | [a-zA-Z$._\-][a-zA-Z0-9$._\-]*;
+
+    $ {
+      /* End of input is reported just after the last token. */
+      LyLoc e = p->end_loc.line ? p->end_loc : (LyLoc){1, 1};
+      loc->first_line = loc->last_line = e.line;
+      loc->first_column = loc->last_column = e.col;
+      return LYI_YYEOF;
+    }
+    [ \t\r]+ { goto again; }
+    "\n" { p->line++; p->line_start = p->cur; goto again; }
+    "//" [^\n\x00]* { goto again; }
+
+    "func.func" { set_loc(p, loc); return LYI_FUNC; }
+    "->" { set_loc(p, loc); return LYI_ARROW; }
+    "tensor" {
+      const char *begin = p->tok, *line_start = p->line_start;
+      int line = p->line;
+      scan_type(p);
+      loc->first_line = line;
+      loc->first_column = (int)(begin - line_start) + 1;
+      loc->last_line = p->line;
+      loc->last_column = (int)(p->cur - p->line_start);
+      p->end_loc = (LyLoc){p->line, loc->last_column + 1};
+      val->tt = (LyiTypeTok){(size_t)(begin - p->buf), (size_t)(p->cur - p->buf), (size_t)(line_start - p->buf)};
+      return LYI_TYPE;
+    }
+
+    digit+ {
+      set_loc(p, loc);
+      int64_t v = 0;
+      for (const char *s = p->tok; s < p->cur; s++)
+        if (!ly_mul(v, 10, &v) || !ly_add(v, *s - '0', &v)) {
+          int n = (int)(p->cur - p->tok);
+          lyir_error(p->m, tok_loc(p), "integer %.*s does not fit in 64 bits", n > 40 ? 40 : n, p->tok);
+          p->lex_error = true;
+          return LYI_LYI_UNDEF;
+        }
+      val->num = v;
+      return LYI_INTEGER;
+    }
+    "%" suffix_id { set_loc(p, loc); val->str = (LyirStr){p->tok + 1, (int)(p->cur - p->tok) - 1}; return LYI_VALUE; }
+    "@" bare_id { set_loc(p, loc); val->str = (LyirStr){p->tok + 1, (int)(p->cur - p->tok) - 1}; return LYI_SYMBOL; }
+    "%" { return lex_error(p, loc, "expected a value name after '%'"); }
+    "@" { return lex_error(p, loc, "expected a function name after '@'"); }
+    bare_id { set_loc(p, loc); val->str = (LyirStr){p->tok, (int)(p->cur - p->tok)}; return LYI_IDENT; }
+    ["] [^"\n\x00]* ["] {
+      set_loc(p, loc);
+      val->str = (LyirStr){p->tok + 1, (int)(p->cur - p->tok) - 2};
+      return LYI_STRING;
+    }
+    ["] { return lex_error(p, loc, "string opened here is never closed"); }
+    "[" {
+      set_loc(p, loc);
+      if (++p->nest > LYI_MAX_NEST) {
+        lyir_error(p->m, tok_loc(p), "attribute arrays nested more than %d deep", LYI_MAX_NEST);
+        p->lex_error = true;
+        return LYI_LYI_UNDEF;
+      }
+      return '[';
+    }
+    "]" { set_loc(p, loc); p->nest -= p->nest > 0; return ']'; }
+    [(){},:=\-] { set_loc(p, loc); return p->tok[0]; }
+    * { return unexpected(p, loc); }
+  */
+}

@@ -1,0 +1,566 @@
+/* grammar/ir.y: the grammar of the function IR (MLIR generic syntax; see
+ * docs/ir.md). Actions build the module directly through lib/ir's builder.
+ * Lists (operands, types, attributes) are collected as linked items in a
+ * scratch arena that is reset after each op, so semantic values own nothing
+ * and error recovery has nothing to free: the parser's cleanup frees the
+ * scratch arena, the open scope and, on error, the whole module. Each
+ * `tensor<...>` arrives as one token and is parsed by the type grammar
+ * (lyp_parse_type_in), with its diagnostics located in this file. */
+%code requires {
+#include "ir/ir.h"
+
+/* One parsed list element; which fields are set depends on the list. */
+typedef struct LyiItem {
+  struct LyiItem *next;
+  LyLoc loc;
+  LyirStr name;
+  const LyTypeImpl *type;
+  LyirValue *value;
+  LyirAttrValue attr;
+} LyiItem;
+
+typedef struct {
+  LyiItem *head, *tail;
+  int n;
+} LyiList;
+
+/* A `tensor<...>` token: its byte range and where its line starts. */
+typedef struct {
+  size_t begin, end, line_start;
+} LyiTypeTok;
+
+#define LYI_MAX_NEST 64
+
+typedef struct {
+  /* Lexer state: the cursor lives here, never in globals. */
+  const char *buf, *cur, *lim, *tok, *line_start;
+  int line;
+  bool lex_error; /* the lexer already reported this token */
+  LyLoc end_loc;  /* just after the last token */
+  int nest;       /* '[' depth of attribute arrays */
+  /* Parser state */
+  LyirModule *m;
+  LyArena scratch;     /* list items of the op being parsed */
+  LyirSymtab values;   /* the current function's SSA names */
+  LyirSymtab funcs;    /* function names of the module */
+  LyirFunc *fn;        /* the function being parsed */
+} LyiParser;
+}
+
+%define api.prefix {lyi_}
+%define api.pure full
+%define api.token.prefix {LYI_}
+%define parse.error custom
+%define parse.lac full
+%locations
+%expect 0
+%parse-param {LyiParser *p}
+%lex-param {LyiParser *p}
+
+%union {
+  int64_t num;
+  LyirStr str;
+  LyiTypeTok tt;
+  const LyTypeImpl *type;
+  LyiList list;
+  LyiItem *item;
+}
+
+%code {
+#include <stdio.h>
+#include <string.h>
+#include "parse.h"
+int lyi_lex(LYI_STYPE *val, LYI_LTYPE *loc, LyiParser *p);
+static void lyi_error(LYI_LTYPE *loc, LyiParser *p, const char *msg);
+static LyLoc L(LYI_LTYPE l) { return (LyLoc){l.first_line, l.first_column}; }
+static bool oom(LyiParser *p, LyLoc at);
+static LyiItem *item(LyiParser *p, LYI_LTYPE l);
+static LyiList list1(LyiItem *it);
+static LyiList append(LyiList l, LyiItem *it);
+static const LyTypeImpl *parse_type(LyiParser *p, LyiTypeTok t, LYI_LTYPE l);
+static bool begin_func(LyiParser *p, LyirStr name, LYI_LTYPE l);
+static LyiItem *add_arg(LyiParser *p, LyirStr name, LYI_LTYPE nl, const LyTypeImpl *t);
+static bool set_signature(LyiParser *p, LyiList args, LyiList results);
+static bool end_func(LyiParser *p);
+static LyiItem *use_value(LyiParser *p, LyirStr name, LYI_LTYPE l);
+static bool make_op(LyiParser *p, LyiList results, LyirStr name, LYI_LTYPE nl, LyiList operands,
+                    LyiList attrs, LyiList in_types, LyiList out_types, LYI_LTYPE sigl);
+static LyiItem *attr_item(LyiParser *p, LyirAttrKind k, int64_t i, LyirStr s, LyiList elems, LYI_LTYPE l);
+#define CHECK(x) do { if (!(x)) YYABORT; } while (0)
+}
+
+%token <num> INTEGER "integer"
+%token <str> IDENT "identifier"
+%token <str> STRING "string"
+%token <str> VALUE "value name"
+%token <str> SYMBOL "function name"
+%token <tt> TYPE "type"
+%token FUNC "'func.func'" ARROW "'->'"
+
+%type <type> type
+%type <list> types types_opt func_results result_types args_opt args
+%type <list> result_names results_opt operands operands_opt
+%type <list> attr_dict_opt attrs attr_values
+%type <item> attr attr_value operand arg
+
+%%
+
+module: %empty
+      | module func
+      ;
+
+func: FUNC SYMBOL { CHECK(begin_func(p, $2, @2)); }
+      '(' args_opt ')' func_results { CHECK(set_signature(p, $5, $7)); }
+      '{' ops '}' { CHECK(end_func(p)); }
+    ;
+
+args_opt: %empty { $$ = (LyiList){0}; }
+        | args   { $$ = $1; }
+        ;
+
+args: arg          { $$ = list1($1); }
+    | args ',' arg { $$ = append($1, $3); }
+    ;
+
+arg: VALUE ':' type { $$ = add_arg(p, $1, @1, $3); CHECK($$); }
+   ;
+
+func_results: %empty                 { $$ = (LyiList){0}; }
+            | ARROW type             { LyiItem *it = item(p, @2); CHECK(it); it->type = $2; $$ = list1(it); }
+            | ARROW '(' types_opt ')' { $$ = $3; }
+            ;
+
+ops: %empty
+   | ops op
+   ;
+
+op: results_opt STRING '(' operands_opt ')' attr_dict_opt ':' '(' types_opt ')' ARROW result_types
+    { CHECK(make_op(p, $1, $2, @2, $4, $6, $9, $12, @8)); }
+  ;
+
+results_opt: %empty           { $$ = (LyiList){0}; }
+           | result_names '=' { $$ = $1; }
+           ;
+
+result_names: VALUE                  { LyiItem *it = item(p, @1); CHECK(it); it->name = $1; $$ = list1(it); }
+            | result_names ',' VALUE { LyiItem *it = item(p, @3); CHECK(it); it->name = $3; $$ = append($1, it); }
+            ;
+
+operands_opt: %empty   { $$ = (LyiList){0}; }
+            | operands { $$ = $1; }
+            ;
+
+operands: operand              { $$ = list1($1); }
+        | operands ',' operand { $$ = append($1, $3); }
+        ;
+
+operand: VALUE { $$ = use_value(p, $1, @1); CHECK($$); }
+       ;
+
+attr_dict_opt: %empty        { $$ = (LyiList){0}; }
+             | '{' '}'       { $$ = (LyiList){0}; }
+             | '{' attrs '}' { $$ = $2; }
+             ;
+
+attrs: attr           { $$ = list1($1); }
+     | attrs ',' attr { $$ = append($1, $3); }
+     ;
+
+attr: IDENT '=' attr_value { $$ = $3; $$->name = $1; $$->loc = L(@1); }
+    ;
+
+attr_value: INTEGER             { $$ = attr_item(p, LYIR_ATTR_INT, $1, (LyirStr){0}, (LyiList){0}, @1); CHECK($$); }
+          | '-' INTEGER         { $$ = attr_item(p, LYIR_ATTR_INT, -$2, (LyirStr){0}, (LyiList){0}, @1); CHECK($$); }
+          | STRING              { $$ = attr_item(p, LYIR_ATTR_STRING, 0, $1, (LyiList){0}, @1); CHECK($$); }
+          | IDENT               { bool t = $1.len == 4 && !memcmp($1.s, "true", 4);
+                                  if (!t && !($1.len == 5 && !memcmp($1.s, "false", 5))) {
+                                    lyir_error(p->m, L(@1), "expected an attribute value (integer, string, true, "
+                                               "false or [...]), found '%.*s'", $1.len > 32 ? 32 : $1.len, $1.s);
+                                    YYABORT;
+                                  }
+                                  $$ = attr_item(p, LYIR_ATTR_BOOL, t, (LyirStr){0}, (LyiList){0}, @1); CHECK($$); }
+          | '[' ']'             { $$ = attr_item(p, LYIR_ATTR_ARRAY, 0, (LyirStr){0}, (LyiList){0}, @1); CHECK($$); }
+          | '[' attr_values ']' { $$ = attr_item(p, LYIR_ATTR_ARRAY, 0, (LyirStr){0}, $2, @1); CHECK($$); }
+          ;
+
+attr_values: attr_value                 { $$ = list1($1); }
+           | attr_values ',' attr_value { $$ = append($1, $3); }
+           ;
+
+result_types: type              { LyiItem *it = item(p, @1); CHECK(it); it->type = $1; $$ = list1(it); }
+            | '(' types_opt ')' { $$ = $2; }
+            ;
+
+types_opt: %empty { $$ = (LyiList){0}; }
+         | types  { $$ = $1; }
+         ;
+
+types: type           { LyiItem *it = item(p, @1); CHECK(it); it->type = $1; $$ = list1(it); }
+     | types ',' type { LyiItem *it = item(p, @3); CHECK(it); it->type = $3; $$ = append($1, it); }
+     ;
+
+type: TYPE { $$ = parse_type(p, $1, @1); CHECK($$); }
+    ;
+
+%%
+
+/* --- Errors ------------------------------------------------------------------- */
+
+static void lyi_error(LYI_LTYPE *loc, LyiParser *p, const char *msg) {
+  if (!p->lex_error)
+    lyir_error(p->m, L(*loc), "%s", msg);
+}
+
+/* Reports exhausted memory; false so that `return oom(...)` fails. */
+static bool oom(LyiParser *p, LyLoc at) {
+  lyir_error(p->m, at, "out of memory");
+  return false;
+}
+
+static const char *describe_token(LyiParser *p, yysymbol_kind_t k, char *buf, size_t n) {
+  if (k == YYSYMBOL_YYEOF)
+    return "end of input";
+  int len = (int)(p->cur - p->tok);
+  snprintf(buf, n, "'%.*s'", len > 32 ? 32 : len, p->tok);
+  return buf;
+}
+
+static int yyreport_syntax_error(const yypcontext_t *ctx, LyiParser *p) {
+  if (p->lex_error)
+    return 0;
+  yysymbol_kind_t la = yypcontext_token(ctx);
+  yysymbol_kind_t exp[8];
+  int n = yypcontext_expected_tokens(ctx, exp, 8);
+  LyBuf b;
+  ly_buf_init(&b);
+  if (n > 0 && n <= 6) {
+    ly_buf_puts(&b, "expected ");
+    for (int i = 0; i < n; i++) {
+      const char *name = exp[i] == YYSYMBOL_YYEOF ? "end of input" : yysymbol_name(exp[i]);
+      ly_buf_printf(&b, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ", name);
+    }
+  } else {
+    ly_buf_puts(&b, "unexpected token");
+  }
+  char tb[48];
+  ly_buf_printf(&b, ", found %s", describe_token(p, la, tb, sizeof tb));
+  lyir_error(p->m, L(*yypcontext_location(ctx)), "%s", b.oom ? "syntax error" : ly_buf_cstr(&b));
+  ly_buf_free(&b);
+  return 0;
+}
+
+/* --- Lists ------------------------------------------------------------------- */
+
+static LyiItem *item(LyiParser *p, LYI_LTYPE l) {
+  LyiItem *it = ly_arena_alloc(&p->scratch, sizeof *it);
+  if (!it) {
+    oom(p, L(l));
+    return NULL;
+  }
+  it->loc = L(l);
+  return it;
+}
+
+static LyiList list1(LyiItem *it) { return (LyiList){it, it, 1}; }
+
+static LyiList append(LyiList l, LyiItem *it) {
+  l.tail->next = it;
+  l.tail = it;
+  l.n++;
+  return l;
+}
+
+static LyiItem *attr_item(LyiParser *p, LyirAttrKind k, int64_t i, LyirStr s, LyiList elems, LYI_LTYPE l) {
+  LyiItem *it = item(p, l);
+  if (!it)
+    return NULL;
+  it->attr = (LyirAttrValue){.kind = k, .i = i, .s = s, .loc = L(l)};
+  if (k == LYIR_ATTR_ARRAY) {
+    /* Elements move to the module now: the scratch arena is reset per op. */
+    it->attr.n = elems.n;
+    it->attr.elems = lyir_alloc(p->m, (size_t)elems.n * sizeof *it->attr.elems);
+    if (!it->attr.elems) {
+      oom(p, L(l));
+      return NULL;
+    }
+    int j = 0;
+    for (LyiItem *e = elems.head; e; e = e->next)
+      it->attr.elems[j++] = e->attr;
+  }
+  return it;
+}
+
+/* --- Types --------------------------------------------------------------------- */
+
+/* The type grammar runs on a source that starts at the beginning of the
+ * type's line, so that it never scans the file before it (parsing stays
+ * linear in the file's size). Its columns are then the file's; this handler
+ * moves its lines back to the file's. On a very long line it starts at the
+ * type itself (columns are moved too, but those inside its messages, such
+ * as "opened at column N", count from the type). */
+#define LYI_MAX_LINE_SCAN 4096
+
+typedef struct {
+  LyDiagnosticHandler handler;
+  void *user;
+  int line, col_delta;    /* the type's first line; columns to add on it */
+  const char *line_text;  /* the file line the type starts on */
+  size_t line_room;       /* bytes from line_text to the end of the file */
+} Shift;
+
+static void shift_handler(const LyDiagnostic *d, void *user) {
+  Shift *s = user;
+  LyDiagnostic c = *d;
+  if (c.line == 1 && s->col_delta) {
+    c.column += s->col_delta;
+    const char *e = memchr(s->line_text, '\n', s->line_room);
+    c.source_line = s->line_text;
+    c.source_line_len = (int)(e ? (size_t)(e - s->line_text) : s->line_room);
+  }
+  if (c.line > 0)
+    c.line += s->line - 1;
+  if (s->handler)
+    s->handler(&c, s->user);
+}
+
+static const LyTypeImpl *parse_type(LyiParser *p, LyiTypeTok t, LYI_LTYPE l) {
+  LyDiagEngine *d = &p->m->ctx->diag;
+  const LySource *src = &p->m->src;
+  size_t from = t.begin - t.line_start <= LYI_MAX_LINE_SCAN ? t.line_start : t.begin;
+  Shift s = {d->handler, d->user, l.first_line, (int)(from - t.line_start), src->text + t.line_start,
+             src->len - t.line_start};
+  LySource sub = {src->name, src->text + from, src->len - from};
+  d->handler = shift_handler;
+  d->user = &s;
+  const LyTypeImpl *ty = lyp_parse_type_in(p->m->ctx, &sub, t.begin - from, t.end - from);
+  d->handler = s.handler;
+  d->user = s.user;
+  return ty;
+}
+
+/* --- Functions and values -------------------------------------------------------- */
+
+static bool begin_func(LyiParser *p, LyirStr name, LYI_LTYPE l) {
+  LyirFunc *prev = lyir_symtab_find(&p->funcs, name);
+  if (prev) {
+    lyir_error(p->m, L(l), "redefinition of function '@%.*s'", name.len, name.s);
+    lyir_note(p->m, prev->loc, "previous definition is here");
+    return false;
+  }
+  p->fn = lyir_func_create(p->m, name, L(l));
+  if (!p->fn || !lyir_symtab_add(&p->funcs, name, p->fn))
+    return oom(p, L(l));
+  lyir_symtab_free(&p->values);
+  return true;
+}
+
+/* Defines name in the function's scope; false after reporting a
+ * redefinition or running out of memory. */
+static bool define(LyiParser *p, LyirValue *v, LyLoc at) {
+  LyirValue *prev = lyir_symtab_find(&p->values, v->name);
+  if (prev) {
+    lyir_error(p->m, at, "redefinition of value '%%%.*s'", v->name.len, v->name.s);
+    lyir_note(p->m, prev->loc, "previous definition is here");
+    return false;
+  }
+  if (!lyir_symtab_add(&p->values, v->name, v))
+    return oom(p, at);
+  return true;
+}
+
+/* Defines an argument as soon as it is parsed; set_signature collects them. */
+static LyiItem *add_arg(LyiParser *p, LyirStr name, LYI_LTYPE nl, const LyTypeImpl *t) {
+  LyirValue *v = lyir_value_create(p->m, t, name, L(nl));
+  if (!v) {
+    oom(p, L(nl));
+    return NULL;
+  }
+  LyiItem *it = item(p, nl); /* reports running out of memory itself */
+  if (!it || !define(p, v, L(nl)))
+    return NULL;
+  it->value = v;
+  return it;
+}
+
+static bool set_signature(LyiParser *p, LyiList args, LyiList results) {
+  LyirFunc *f = p->fn;
+  f->nargs = args.n;
+  f->nresults = results.n;
+  f->args = lyir_alloc(p->m, (size_t)args.n * sizeof *f->args);
+  f->result_types = lyir_alloc(p->m, (size_t)results.n * sizeof *f->result_types);
+  f->result_locs = lyir_alloc(p->m, (size_t)results.n * sizeof *f->result_locs);
+  if (!f->args || !f->result_types || !f->result_locs)
+    return oom(p, f->loc);
+  int i = 0;
+  for (LyiItem *it = args.head; it; it = it->next)
+    f->args[i++] = it->value;
+  i = 0;
+  for (LyiItem *it = results.head; it; it = it->next, i++)
+    f->result_types[i] = it->type, f->result_locs[i] = it->loc;
+  ly_arena_free(&p->scratch);
+  return true;
+}
+
+static bool end_func(LyiParser *p) {
+  lyir_func_append(p->m, p->fn);
+  p->fn = NULL;
+  lyir_symtab_free(&p->values);
+  return true;
+}
+
+static LyiItem *use_value(LyiParser *p, LyirStr name, LYI_LTYPE l) {
+  LyirValue *v = lyir_symtab_find(&p->values, name);
+  if (!v) {
+    lyir_error(p->m, L(l), "use of undefined value '%%%.*s'", name.len, name.s);
+    return NULL;
+  }
+  LyiItem *it = item(p, l);
+  if (it)
+    it->value = v;
+  return it;
+}
+
+/* --- Ops --------------------------------------------------------------------------- */
+
+static void type_error(LyiParser *p, LyLoc at, const char *what, LyirStr name, const LyTypeImpl *value_type,
+                       const LyTypeImpl *sig_type) {
+  LyBuf a, b;
+  ly_buf_init(&a);
+  ly_buf_init(&b);
+  lyir_type_str(value_type, &a);
+  lyir_type_str(sig_type, &b);
+  lyir_error(p->m, at, "%s '%%%.*s' has type %s but the op's signature says %s", what, name.len, name.s,
+             ly_buf_cstr(&a), ly_buf_cstr(&b));
+  ly_buf_free(&a);
+  ly_buf_free(&b);
+}
+
+/* The signature lists the operands' types: they must be the values' types. */
+static bool check_operand_types(LyiParser *p, LyiList operands, LyiList in_types, LyLoc sig) {
+  if (operands.n != in_types.n) {
+    lyir_error(p->m, sig, "the op has %d operand%s but its signature lists %d operand type%s", operands.n,
+               operands.n == 1 ? "" : "s", in_types.n, in_types.n == 1 ? "" : "s");
+    return false;
+  }
+  LyiItem *t = in_types.head;
+  for (LyiItem *o = operands.head; o; o = o->next, t = t->next)
+    if (o->value->type != t->type) {
+      type_error(p, t->loc, "operand", o->value->name, o->value->type, t->type);
+      lyir_note(p->m, o->value->loc, "the value is defined here");
+      return false;
+    }
+  return true;
+}
+
+/* Attribute names are unique per op; a hash table keeps that linear for
+ * ops with very many attributes. */
+static bool fill_attrs(LyiParser *p, LyirOp *op, LyiList attrs) {
+  LyirSymtab seen;
+  lyir_symtab_init(&seen);
+  bool ok = true;
+  int i = 0;
+  for (LyiItem *a = attrs.head; a && ok; a = a->next, i++) {
+    op->attrs[i] = (LyirAttr){a->name, a->attr, a->loc};
+    LyirAttr *first = lyir_symtab_find(&seen, a->name);
+    if (first) {
+      lyir_error(p->m, a->loc, "attribute '%.*s' is given twice", a->name.len, a->name.s);
+      lyir_note(p->m, first->loc, "first given here");
+      ok = false;
+    } else if (!lyir_symtab_add(&seen, a->name, &op->attrs[i])) {
+      ok = oom(p, a->loc);
+    }
+  }
+  lyir_symtab_free(&seen);
+  return ok;
+}
+
+static bool fill_results(LyiParser *p, LyirOp *op, LyiList results, LyiList out_types, LyLoc sig) {
+  if (results.n != out_types.n) {
+    lyir_error(p->m, sig, "the op defines %d result%s but its signature lists %d result type%s", results.n,
+               results.n == 1 ? "" : "s", out_types.n, out_types.n == 1 ? "" : "s");
+    return false;
+  }
+  int i = 0;
+  LyiItem *t = out_types.head;
+  for (LyiItem *r = results.head; r; r = r->next, t = t->next, i++) {
+    LyirValue *v = lyir_value_create(p->m, t->type, r->name, r->loc);
+    if (!v)
+      return oom(p, r->loc);
+    v->def = op;
+    op->results[i] = v;
+    op->result_type_locs[i] = t->loc;
+    if (!define(p, v, r->loc))
+      return false;
+  }
+  return true;
+}
+
+static bool make_op(LyiParser *p, LyiList results, LyirStr name, LYI_LTYPE nl, LyiList operands,
+                    LyiList attrs, LyiList in_types, LyiList out_types, LYI_LTYPE sigl) {
+  LyirOpKind k = lyir_op_lookup(name.s, name.len);
+  if (k == LYIR_OP_COUNT) {
+    lyir_error(p->m, L(nl), "unknown operation \"%.*s\" (expected layout.reshape, layout.transpose, "
+               "layout.slice, layout.broadcast, layout.relayout, layout.view, layout.op or func.return)",
+               name.len > 64 ? 64 : name.len, name.s);
+    return false;
+  }
+  if (!check_operand_types(p, operands, in_types, L(sigl)))
+    return false;
+  LyLoc start = results.n ? results.head->loc : L(nl);
+  LyirOp *op = lyir_op_create(p->m, k, start, operands.n, results.n, attrs.n);
+  if (!op)
+    return oom(p, L(nl));
+  op->name_loc = L(nl);
+  int i = 0;
+  for (LyiItem *o = operands.head; o; o = o->next, i++)
+    op->operands[i] = o->value, op->operand_locs[i] = o->loc;
+  if (!fill_attrs(p, op, attrs) || !fill_results(p, op, results, out_types, L(sigl)))
+    return false;
+  lyir_op_append(p->fn, op);
+  ly_arena_free(&p->scratch); /* nothing of this op's lists is referenced any more */
+  return true;
+}
+
+/* --- Entry point ------------------------------------------------------------------- */
+
+/* Inputs larger than this are refused before lexing (columns are ints). */
+#define LYI_MAX_INPUT (1u << 30)
+
+LyirModule *lyir_parse(LyCtx *ctx, const char *name, const char *text, size_t len) {
+  if (len > LYI_MAX_INPUT) {
+    ly_diag_emit(&ctx->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0},
+                 "%s: input of %zu bytes exceeds the limit of %u", name ? name : "<input>", len, LYI_MAX_INPUT);
+    return NULL;
+  }
+  LyiParser *p = ly_malloc(sizeof *p);
+  LyirModule *m = lyir_module_create(ctx, name, text, len);
+  if (!p || !m) {
+    ly_free(p);
+    lyir_module_destroy(m);
+    ly_diag_emit(&ctx->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "out of memory");
+    return NULL;
+  }
+  memset(p, 0, sizeof *p);
+  p->buf = p->cur = p->tok = p->line_start = m->src.text;
+  p->lim = m->src.text + len;
+  p->line = 1;
+  p->m = m;
+  ly_arena_init(&p->scratch);
+  lyir_symtab_init(&p->values);
+  lyir_symtab_init(&p->funcs);
+  int errors = ctx->diag.errors;
+  int rc = lyi_parse(p);
+  if (rc == 2 && ctx->diag.errors == errors)
+    ly_diag_emit(&ctx->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "out of memory");
+  else if (rc != 0 && ctx->diag.errors == errors)
+    lyir_error(m, p->end_loc, "syntax error");
+  ly_arena_free(&p->scratch);
+  lyir_symtab_free(&p->values);
+  lyir_symtab_free(&p->funcs);
+  ly_free(p);
+  if (rc != 0 || ctx->diag.errors != errors) {
+    lyir_module_destroy(m);
+    return NULL;
+  }
+  return m;
+}

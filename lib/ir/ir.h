@@ -1,0 +1,166 @@
+/* ir: the function IR of layout operations (MLIR generic syntax), its
+ * builder, printer and verifier. Internal prefix: lyir_. See docs/ir.md.
+ *
+ * Ownership. A module owns one arena that holds its functions, ops, values,
+ * attributes and a NUL-terminated copy of the source text; names point into
+ * that copy. Everything dies with lyir_module_destroy. Types are interned in
+ * the context (LyCtx) and outlive the module.
+ *
+ * Shape. A module is a list of functions; a function is a list of argument
+ * values, result types and a straight-line list of ops (one block, no
+ * regions). Each op has operand values, result values (the value carries its
+ * type) and attributes. Values are SSA: each is defined once, by an argument
+ * or an op result, before its uses. Ops form a doubly-linked list so passes
+ * can insert before and after any op in O(1). */
+#ifndef LAYOUTC_LIB_IR_H
+#define LAYOUTC_LIB_IR_H
+
+#include "desc/desc.h"
+
+typedef enum {
+  LYIR_OP_RESHAPE,
+  LYIR_OP_TRANSPOSE,
+  LYIR_OP_SLICE,
+  LYIR_OP_BROADCAST,
+  LYIR_OP_RELAYOUT,
+  LYIR_OP_VIEW,
+  LYIR_OP_COMPUTE, /* "layout.op": opaque compute, named by its `name` attribute */
+  LYIR_OP_RETURN,
+  LYIR_OP_COUNT
+} LyirOpKind;
+
+/* A slice of the module's text (or of another arena string). */
+typedef struct {
+  const char *s;
+  int len;
+} LyirStr;
+
+typedef enum { LYIR_ATTR_INT, LYIR_ATTR_STRING, LYIR_ATTR_BOOL, LYIR_ATTR_ARRAY } LyirAttrKind;
+
+typedef struct LyirAttrValue {
+  LyirAttrKind kind;
+  int64_t i;                   /* INT, BOOL */
+  LyirStr s;                   /* STRING (without quotes) */
+  int n;                       /* ARRAY: element count */
+  struct LyirAttrValue *elems; /* ARRAY */
+  LyLoc loc;
+} LyirAttrValue;
+
+typedef struct {
+  LyirStr name;
+  LyirAttrValue value;
+  LyLoc loc; /* the attribute's name */
+} LyirAttr;
+
+typedef struct LyirOp LyirOp;
+
+typedef struct {
+  const LyTypeImpl *type;
+  LyirStr name;   /* as written; len 0 for values a pass created */
+  bool numbered;  /* unnamed or written %N: the printer renumbers it */
+  LyirOp *def;    /* defining op; NULL for a function argument */
+  LyLoc loc;      /* definition */
+  unsigned print_id; /* scratch for the printer's numbering */
+} LyirValue;
+
+struct LyirOp {
+  LyirOp *prev, *next;
+  LyirOpKind kind;
+  LyLoc loc;      /* start of the op: its first result, else its name */
+  LyLoc name_loc; /* the quoted op name */
+  int noperands, nresults, nattrs;
+  LyirValue **operands;
+  LyLoc *operand_locs;
+  LyirValue **results;
+  LyLoc *result_type_locs; /* the result types in the op's signature */
+  LyirAttr *attrs;
+};
+
+typedef struct LyirFunc {
+  struct LyirFunc *next;
+  LyirStr name; /* without '@' */
+  LyLoc loc;    /* the '@name' */
+  int nargs, nresults;
+  LyirValue **args;
+  const LyTypeImpl **result_types;
+  LyLoc *result_locs;
+  LyirOp *first, *last;
+} LyirFunc;
+
+typedef struct {
+  LyCtx *ctx;
+  LyArena arena;
+  LySource src; /* the module's own copy: diagnostics show its lines */
+  LyirFunc *first, *last;
+} LyirModule;
+
+/* --- Op kinds ---------------------------------------------------------------- */
+
+const char *lyir_op_name(LyirOpKind k); /* "layout.reshape", ... */
+/* The kind named name[0..len), or LYIR_OP_COUNT if none. */
+LyirOpKind lyir_op_lookup(const char *name, int len);
+
+/* --- Building (every function returns NULL / false only when out of memory) */
+
+/* An empty module over a copy of text; NULL if memory is exhausted. */
+LyirModule *lyir_module_create(LyCtx *ctx, const char *name, const char *text, size_t len);
+void lyir_module_destroy(LyirModule *m);
+void *lyir_alloc(LyirModule *m, size_t n); /* zeroed, from the module arena */
+
+LyirFunc *lyir_func_create(LyirModule *m, LyirStr name, LyLoc loc);
+void lyir_func_append(LyirModule *m, LyirFunc *f);
+
+LyirValue *lyir_value_create(LyirModule *m, const LyTypeImpl *type, LyirStr name, LyLoc loc);
+
+/* An op with room for its operands, results and attributes; the caller fills
+ * the arrays. Result values are not created. */
+LyirOp *lyir_op_create(LyirModule *m, LyirOpKind kind, LyLoc loc, int noperands, int nresults, int nattrs);
+/* A one-operand one-result op whose result is a new unnamed value of type t,
+ * located at loc. */
+LyirOp *lyir_op_create_unary(LyirModule *m, LyirOpKind kind, LyLoc loc, LyirValue *operand, const LyTypeImpl *t);
+
+void lyir_op_append(LyirFunc *f, LyirOp *op);
+void lyir_op_insert_before(LyirFunc *f, LyirOp *pos, LyirOp *op);
+void lyir_op_insert_after(LyirFunc *f, LyirOp *pos, LyirOp *op);
+
+const LyirAttr *lyir_op_attr(const LyirOp *op, const char *name);
+
+/* --- Names in scope: string -> pointer hash table ------------------------- */
+
+typedef struct {
+  LyirStr key;
+  void *val;
+} LyirSym;
+
+typedef struct {
+  LyirSym *slots;
+  size_t cap, count;
+} LyirSymtab;
+
+void lyir_symtab_init(LyirSymtab *t);
+void lyir_symtab_free(LyirSymtab *t);
+void *lyir_symtab_find(const LyirSymtab *t, LyirStr key);
+/* Adds key -> val unless key is present; false only when out of memory. */
+bool lyir_symtab_add(LyirSymtab *t, LyirStr key, void *val);
+
+/* --- Parsing, printing, verifying ------------------------------------------ */
+
+/* Parses a module from text (grammar/ir.y). NULL after reporting. */
+LyirModule *lyir_parse(LyCtx *ctx, const char *name, const char *text, size_t len);
+
+/* Prints the module in the form lyir_parse reads; numbered values are
+ * renumbered in order of definition, named values keep their names. */
+void lyir_print(LyirModule *m, LyBuf *out);
+
+/* Checks every op's type rules, reporting each problem at its place. */
+bool lyir_verify(LyirModule *m);
+
+/* Diagnostics located in the module's source. */
+void lyir_error(LyirModule *m, LyLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void lyir_note(LyirModule *m, LyLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The canonical spelling of a type in a buffer the caller frees with
+ * ly_buf_free (for messages). */
+void lyir_type_str(const LyTypeImpl *t, LyBuf *out);
+
+#endif

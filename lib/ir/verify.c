@@ -1,0 +1,379 @@
+/* ir/verify: the type rules of each op (docs/ir.md, "Verifier rules"). Every
+ * problem is reported at its place as `'<op>' op ...`, as MLIR does; the
+ * verifier goes on after an error so one run shows them all. */
+#include "ir/ir.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static void op_error(LyirModule *m, const LyirOp *op, LyLoc at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void op_error(LyirModule *m, const LyirOp *op, LyLoc at, const char *fmt, ...) {
+  LyBuf b;
+  ly_buf_init(&b);
+  va_list ap;
+  va_start(ap, fmt);
+  ly_buf_vprintf(&b, fmt, ap);
+  va_end(ap);
+  lyir_error(m, at, "'%s' op %s", lyir_op_name(op->kind), b.oom ? "is invalid" : ly_buf_cstr(&b));
+  ly_buf_free(&b);
+}
+
+/* "4x?x6" */
+static void dims_str(const LyTypeImpl *t, LyBuf *out) {
+  for (int d = 0; d < t->rank; d++) {
+    if (t->dims[d] == LY_DYNAMIC)
+      ly_buf_printf(out, "%s?", d ? "x" : "");
+    else
+      ly_buf_printf(out, "%s%" PRId64, d ? "x" : "", t->dims[d]);
+  }
+  if (t->rank == 0)
+    ly_buf_puts(out, "(rank 0)");
+}
+
+/* The number of elements; false when a dim is dynamic. Types are checked on
+ * parsing, so the product fits. */
+static bool static_numel(const LyTypeImpl *t, int64_t *n) {
+  *n = 1;
+  for (int d = 0; d < t->rank; d++) {
+    if (t->dims[d] == LY_DYNAMIC)
+      return false;
+    LY_ASSERT(ly_mul(*n, t->dims[d], n));
+  }
+  return true;
+}
+
+static bool same_dims(const LyTypeImpl *a, const LyTypeImpl *b) {
+  return a->rank == b->rank && !memcmp(a->dims, b->dims, (size_t)a->rank * sizeof a->dims[0]);
+}
+
+static bool same_memspace(const LyTypeImpl *a, const LyTypeImpl *b) {
+  if (a->ms_str || b->ms_str)
+    return a->ms_str && b->ms_str && !strcmp(a->ms_str, b->ms_str);
+  return a->ms_num == b->ms_num;
+}
+
+/* --- Checks shared by several ops ------------------------------------------ */
+
+static bool check_counts(LyirModule *m, const LyirOp *op, int noperands, int nresults) {
+  bool ok = true;
+  if (noperands >= 0 && op->noperands != noperands) {
+    op_error(m, op, op->loc, "expects %d operand%s, found %d", noperands, noperands == 1 ? "" : "s",
+             op->noperands);
+    ok = false;
+  }
+  if (nresults >= 0 && op->nresults != nresults) {
+    op_error(m, op, op->loc, "expects %d result%s, found %d", nresults, nresults == 1 ? "" : "s", op->nresults);
+    ok = false;
+  }
+  return ok;
+}
+
+/* allowed: NULL-terminated attribute names the op takes. */
+static bool check_attr_names(LyirModule *m, const LyirOp *op, const char *const *allowed) {
+  bool ok = true;
+  for (int i = 0; i < op->nattrs; i++) {
+    const LyirAttr *a = &op->attrs[i];
+    bool known = false;
+    for (const char *const *n = allowed; *n && !known; n++)
+      known = (int)strlen(*n) == a->name.len && !memcmp(*n, a->name.s, (size_t)a->name.len);
+    if (!known) {
+      op_error(m, op, a->loc, "does not take attribute '%.*s'", a->name.len, a->name.s);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+/* A required array of `count` integers; NULL after reporting. */
+static const LyirAttr *int_array(LyirModule *m, const LyirOp *op, const char *name, int count, int64_t *out) {
+  const LyirAttr *a = lyir_op_attr(op, name);
+  if (!a) {
+    op_error(m, op, op->name_loc, "requires attribute '%s'", name);
+    return NULL;
+  }
+  bool ints = a->value.kind == LYIR_ATTR_ARRAY;
+  for (int i = 0; ints && i < a->value.n; i++)
+    ints = a->value.elems[i].kind == LYIR_ATTR_INT;
+  if (!ints) {
+    op_error(m, op, a->loc, "attribute '%s' must be an array of integers", name);
+    return NULL;
+  }
+  if (a->value.n != count) {
+    op_error(m, op, a->loc, "attribute '%s' has %d entr%s but the operand has rank %d", name, a->value.n,
+             a->value.n == 1 ? "y" : "ies", count);
+    return NULL;
+  }
+  for (int i = 0; i < count; i++)
+    out[i] = a->value.elems[i].i;
+  return a;
+}
+
+static bool check_element(LyirModule *m, const LyirOp *op) {
+  const LyTypeImpl *in = op->operands[0]->type, *out = op->results[0]->type;
+  if (in->elem == out->elem)
+    return true;
+  op_error(m, op, op->result_type_locs[0], "result element type %s differs from the operand's %s",
+           lyElemGetName(out->elem), lyElemGetName(in->elem));
+  return false;
+}
+
+/* A view reinterprets the same buffer: same element and memory space. */
+static bool check_view_like(LyirModule *m, const LyirOp *op) {
+  if (!check_element(m, op))
+    return false;
+  if (same_memspace(op->operands[0]->type, op->results[0]->type))
+    return true;
+  op_error(m, op, op->result_type_locs[0], "result memory space differs from the operand's");
+  return false;
+}
+
+static bool check_same_numel(LyirModule *m, const LyirOp *op) {
+  int64_t a, b;
+  if (!static_numel(op->operands[0]->type, &a) || !static_numel(op->results[0]->type, &b) || a == b)
+    return true;
+  op_error(m, op, op->result_type_locs[0], "result has %" PRId64 " elements but the operand has %" PRId64, b, a);
+  return false;
+}
+
+static bool check_rank(LyirModule *m, const LyirOp *op) {
+  int in = op->operands[0]->type->rank, out = op->results[0]->type->rank;
+  if (in == out)
+    return true;
+  op_error(m, op, op->result_type_locs[0], "result rank %d differs from the operand rank %d", out, in);
+  return false;
+}
+
+/* --- One function per op ------------------------------------------------------ */
+
+static const char *const no_attrs[] = {NULL};
+
+static bool verify_reshape(LyirModule *m, const LyirOp *op) {
+  return check_attr_names(m, op, no_attrs) && check_view_like(m, op) && check_same_numel(m, op);
+}
+
+/* A view reinterprets its operand's buffer: any dims (a slice has fewer
+ * elements, a broadcast more), but it may reach only storage the operand
+ * owns. That is checkable when both layouts are chosen and static. */
+static bool verify_view(LyirModule *m, const LyirOp *op) {
+  if (!check_attr_names(m, op, no_attrs) || !check_view_like(m, op))
+    return false;
+  LyType in = lyd_wrap(op->operands[0]->type), out = lyd_wrap(op->results[0]->type);
+  int64_t a, b;
+  if (lyTypeGetAllocElements(in, &a) != LY_OK || lyTypeGetAllocElements(out, &b) != LY_OK || b <= a)
+    return true;
+  op_error(m, op, op->result_type_locs[0],
+           "result reaches %" PRId64 " elements of storage but the operand's allocation has only %" PRId64, b, a);
+  return false;
+}
+
+static bool check_permutation(LyirModule *m, const LyirOp *op, const LyirAttr *a, const int64_t *perm, int rank) {
+  bool seen[LY_MAX_RANK] = {0};
+  for (int i = 0; i < rank; i++) {
+    if (perm[i] < 0 || perm[i] >= rank) {
+      op_error(m, op, a->value.elems[i].loc, "permutation entry %" PRId64 " is out of range 0..%d", perm[i],
+               rank - 1);
+      return false;
+    }
+    if (seen[perm[i]]) {
+      op_error(m, op, a->value.elems[i].loc, "permutation entry %" PRId64 " appears twice", perm[i]);
+      return false;
+    }
+    seen[perm[i]] = true;
+  }
+  return true;
+}
+
+/* oneDNN permute_axes: the operand's dim i becomes the result's dim perm[i]. */
+static bool verify_transpose(LyirModule *m, const LyirOp *op) {
+  static const char *const attrs[] = {"permutation", NULL};
+  const LyTypeImpl *in = op->operands[0]->type, *out = op->results[0]->type;
+  int64_t perm[LY_MAX_RANK];
+  const LyirAttr *a;
+  if (!check_attr_names(m, op, attrs) || !check_view_like(m, op) || !check_rank(m, op) ||
+      !(a = int_array(m, op, "permutation", in->rank, perm)) || !check_permutation(m, op, a, perm, in->rank))
+    return false;
+  for (int i = 0; i < in->rank; i++) {
+    int64_t want = in->dims[i], got = out->dims[perm[i]];
+    if (want != got) {
+      op_error(m, op, op->result_type_locs[0],
+               "result dim %" PRId64 " must be %" PRId64 " (operand dim %d moves there), found %" PRId64, perm[i],
+               want, i, got);
+      return false;
+    }
+  }
+  return true;
+}
+
+static bool check_box(LyirModule *m, const LyirOp *op, const int64_t *offsets, const int64_t *sizes,
+                      const LyirAttr *oa, const LyirAttr *sa) {
+  const LyTypeImpl *in = op->operands[0]->type;
+  for (int d = 0; d < in->rank; d++) {
+    if (offsets[d] < 0 || sizes[d] < 0) {
+      const LyirAttr *a = offsets[d] < 0 ? oa : sa;
+      op_error(m, op, a->value.elems[d].loc, "%.*s entry %d is negative", a->name.len, a->name.s, d);
+      return false;
+    }
+    int64_t end;
+    if (in->dims[d] != LY_DYNAMIC && (!ly_add(offsets[d], sizes[d], &end) || end > in->dims[d])) {
+      op_error(m, op, oa->value.elems[d].loc,
+               "the box [%" PRId64 ", %" PRId64 " + %" PRId64 ") exceeds dim %d of extent %" PRId64, offsets[d],
+               offsets[d], sizes[d], d, in->dims[d]);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* oneDNN submemory: the box offsets[d] .. offsets[d] + sizes[d]. */
+static bool verify_slice(LyirModule *m, const LyirOp *op) {
+  static const char *const attrs[] = {"offsets", "sizes", NULL};
+  const LyTypeImpl *in = op->operands[0]->type, *out = op->results[0]->type;
+  int64_t offsets[LY_MAX_RANK], sizes[LY_MAX_RANK];
+  const LyirAttr *oa, *sa;
+  if (!check_attr_names(m, op, attrs) || !check_view_like(m, op) || !check_rank(m, op) ||
+      !(oa = int_array(m, op, "offsets", in->rank, offsets)) || !(sa = int_array(m, op, "sizes", in->rank, sizes)) ||
+      !check_box(m, op, offsets, sizes, oa, sa))
+    return false;
+  for (int d = 0; d < in->rank; d++)
+    if (out->dims[d] != sizes[d]) {
+      LyBuf b;
+      ly_buf_init(&b);
+      dims_str(out, &b);
+      op_error(m, op, op->result_type_locs[0], "result dim %d must be the size %" PRId64 ", found %s", d, sizes[d],
+               ly_buf_cstr(&b));
+      ly_buf_free(&b);
+      return false;
+    }
+  return true;
+}
+
+/* NumPy: align dims from the right; each operand dim is 1 or the result's. */
+static bool verify_broadcast(LyirModule *m, const LyirOp *op) {
+  const LyTypeImpl *in = op->operands[0]->type, *out = op->results[0]->type;
+  if (!check_attr_names(m, op, no_attrs) || !check_view_like(m, op))
+    return false;
+  if (out->rank < in->rank) {
+    op_error(m, op, op->result_type_locs[0], "result rank %d is less than the operand rank %d", out->rank, in->rank);
+    return false;
+  }
+  for (int i = 1; i <= in->rank; i++) {
+    int64_t a = in->dims[in->rank - i], b = out->dims[out->rank - i];
+    if (a == b || a == 1 || a == LY_DYNAMIC || b == LY_DYNAMIC)
+      continue;
+    op_error(m, op, op->result_type_locs[0],
+             "operand dim %d of extent %" PRId64 " cannot broadcast to result dim %d of extent %" PRId64
+             " (it must be 1 or equal)", in->rank - i, a, out->rank - i, b);
+    return false;
+  }
+  return true;
+}
+
+static bool verify_relayout(LyirModule *m, const LyirOp *op) {
+  const LyTypeImpl *in = op->operands[0]->type, *out = op->results[0]->type;
+  if (!check_attr_names(m, op, no_attrs) || !check_element(m, op))
+    return false;
+  if (same_dims(in, out))
+    return true;
+  LyBuf a, b;
+  ly_buf_init(&a);
+  ly_buf_init(&b);
+  dims_str(out, &a);
+  dims_str(in, &b);
+  op_error(m, op, op->result_type_locs[0], "result dims %s differ from the operand dims %s", ly_buf_cstr(&a),
+           ly_buf_cstr(&b));
+  ly_buf_free(&a);
+  ly_buf_free(&b);
+  return false;
+}
+
+static bool verify_compute(LyirModule *m, const LyirOp *op) {
+  const LyirAttr *a = lyir_op_attr(op, "name");
+  if (a && a->value.kind == LYIR_ATTR_STRING)
+    return true;
+  op_error(m, op, a ? a->loc : op->name_loc, "requires a string attribute 'name' (the compute it stands for)");
+  return false;
+}
+
+/* A declared result of layout `any` accepts any layout of its dims, element
+ * and memory space. */
+static bool result_accepts(const LyTypeImpl *declared, const LyTypeImpl *t) {
+  if (declared == t)
+    return true;
+  return declared->kind == LYD_ANY && declared->elem == t->elem && same_dims(declared, t) &&
+         same_memspace(declared, t);
+}
+
+static bool verify_return(LyirModule *m, const LyirFunc *f, const LyirOp *op) {
+  if (!check_counts(m, op, -1, 0) || !check_attr_names(m, op, no_attrs))
+    return false;
+  if (op->noperands != f->nresults) {
+    op_error(m, op, op->loc, "returns %d value%s but '@%.*s' declares %d result%s", op->noperands,
+             op->noperands == 1 ? "" : "s", f->name.len, f->name.s, f->nresults, f->nresults == 1 ? "" : "s");
+    return false;
+  }
+  for (int i = 0; i < op->noperands; i++) {
+    if (result_accepts(f->result_types[i], op->operands[i]->type))
+      continue;
+    LyBuf a, b;
+    ly_buf_init(&a);
+    ly_buf_init(&b);
+    lyir_type_str(op->operands[i]->type, &a);
+    lyir_type_str(f->result_types[i], &b);
+    op_error(m, op, op->operand_locs[i], "operand #%d has type %s but result #%d of '@%.*s' is %s", i,
+             ly_buf_cstr(&a), i, f->name.len, f->name.s, ly_buf_cstr(&b));
+    ly_buf_free(&a);
+    ly_buf_free(&b);
+    return false;
+  }
+  return true;
+}
+
+static bool verify_op(LyirModule *m, const LyirFunc *f, const LyirOp *op) {
+  switch (op->kind) {
+  case LYIR_OP_COMPUTE:
+    return verify_compute(m, op);
+  case LYIR_OP_RETURN:
+    return verify_return(m, f, op);
+  default:
+    break;
+  }
+  /* Every other op maps one operand to one result. */
+  if (!check_counts(m, op, 1, 1))
+    return false;
+  switch (op->kind) {
+  case LYIR_OP_RESHAPE: return verify_reshape(m, op);
+  case LYIR_OP_TRANSPOSE: return verify_transpose(m, op);
+  case LYIR_OP_SLICE: return verify_slice(m, op);
+  case LYIR_OP_BROADCAST: return verify_broadcast(m, op);
+  case LYIR_OP_RELAYOUT: return verify_relayout(m, op);
+  case LYIR_OP_VIEW: return verify_view(m, op);
+  default: LY_ASSERT(!"op kind without a verifier");
+  }
+  return false;
+}
+
+/* The body is one block ending in its only 'func.return'. */
+static bool verify_func(LyirModule *m, const LyirFunc *f) {
+  bool ok = true;
+  for (const LyirOp *op = f->first; op; op = op->next) {
+    if (op->kind == LYIR_OP_RETURN && op->next) {
+      op_error(m, op, op->loc, "must be the last op of '@%.*s'", f->name.len, f->name.s);
+      ok = false;
+    }
+    ok &= verify_op(m, f, op);
+  }
+  if (!f->last || f->last->kind != LYIR_OP_RETURN) {
+    lyir_error(m, f->loc, "function '@%.*s' does not end with 'func.return'", f->name.len, f->name.s);
+    ok = false;
+  }
+  return ok;
+}
+
+bool lyir_verify(LyirModule *m) {
+  bool ok = true;
+  for (const LyirFunc *f = m->first; f; f = f->next)
+    ok &= verify_func(m, f);
+  return ok;
+}

@@ -1,0 +1,163 @@
+// RUN: layoutc opt %s --split-input-file --verify-diagnostics
+// Every diagnostic of the IR parser, one per chunk. Parsing stops at the
+// first error, as mlir-opt's does.
+
+// expected-error@+1 {{expected end of input or 'func.func', found 'func'}}
+func @f() {
+}
+
+// -----
+// expected-error@+2 {{expected string, value name or '}', found end of input}}
+func.func @f(%a: tensor<4xf32>) {
+  "func.return"() : () -> ()
+// -----
+func.func @f(%a: tensor<4xf32>) {
+  // expected-error@+1 {{use of undefined value '%b'}}
+  %0 = "layout.view"(%b) : (tensor<4xf32>) -> tensor<4xf32>
+  "func.return"() : () -> ()
+}
+
+// -----
+func.func @f(%a: tensor<4xf32>) {
+  // A value is visible only after its definition (one block, no forward uses).
+  // expected-error@+1 {{use of undefined value '%1'}}
+  %0 = "layout.view"(%1) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = "layout.view"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  "func.return"() : () -> ()
+}
+
+// -----
+// Names are scoped to their function.
+func.func @f(%a: tensor<4xf32>) {
+  "func.return"() : () -> ()
+}
+func.func @g() {
+  // expected-error@+1 {{use of undefined value '%a'}}
+  "layout.op"(%a) {name = "use"} : (tensor<4xf32>) -> ()
+  "func.return"() : () -> ()
+}
+
+// -----
+// expected-note@+1 {{previous definition is here}}
+func.func @f(%a: tensor<4xf32>) {
+  // expected-error@+1 {{redefinition of value '%a'}}
+  %a = "layout.view"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  "func.return"() : () -> ()
+}
+
+// -----
+// expected-note@+2 {{previous definition is here}}
+// expected-error@+1 {{redefinition of value '%x'}}
+func.func @f(%x: tensor<4xf32>, %x: tensor<4xf32>) {
+  "func.return"() : () -> ()
+}
+
+// -----
+// expected-note@+1 {{previous definition is here}}
+func.func @f() {
+  "func.return"() : () -> ()
+}
+// expected-error@+1 {{redefinition of function '@f'}}
+func.func @f() {
+  "func.return"() : () -> ()
+}
+
+// -----
+// expected-note@+1 {{the value is defined here}}
+func.func @f(%a: tensor<4x6xf32>) {
+  // expected-error@+1 {{operand '%a' has type tensor<4x6xf32> but the op's signature says tensor<4x6xf32, "ba">}}
+  %0 = "layout.relayout"(%a) : (tensor<4x6xf32, "ba">) -> tensor<4x6xf32>
+  "func.return"() : () -> ()
+}
+
+// -----
+func.func @f(%a: tensor<4xf32>) {
+  // expected-error@+1 {{the op has 1 operand but its signature lists 2 operand types}}
+  %0 = "layout.view"(%a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  "func.return"() : () -> ()
+}
+
+// -----
+func.func @f(%a: tensor<4xf32>) {
+  // expected-error@+1 {{the op defines 2 results but its signature lists 1 result type}}
+  %0, %1 = "layout.op"(%a) {name = "f"} : (tensor<4xf32>) -> tensor<4xf32>
+  "func.return"() : () -> ()
+}
+
+// -----
+func.func @f(%a: tensor<4xf32>) {
+  // expected-error@+1 {{unknown operation "layout.frobnicate"}}
+  %0 = "layout.frobnicate"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  "func.return"() : () -> ()
+}
+
+// -----
+func.func @f(%a: tensor<4xf32>) {
+  // expected-error@+2 {{attribute 'name' is given twice}}
+  // expected-note@+1 {{first given here}}
+  "layout.op"(%a) {name = "a", name = "b"} : (tensor<4xf32>) -> ()
+  "func.return"() : () -> ()
+}
+
+// -----
+func.func @f(%a: tensor<4xf32>) {
+  // expected-error@+1 {{expected an attribute value (integer, string, true, false or [...]), found 'yes'}}
+  "layout.op"(%a) {name = "a", flag = yes} : (tensor<4xf32>) -> ()
+  "func.return"() : () -> ()
+}
+
+// -----
+func.func @f(%a: tensor<4xf32>) {
+  // expected-error@+1 {{attribute arrays nested more than 64 deep}}
+  "layout.op"(%a) {x = [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}: (tensor<4xf32>) -> ()
+  "func.return"() : () -> ()
+}
+
+// -----
+func.func @f(%a: tensor<4xf32>) {
+  // expected-error@+1 {{integer 99999999999999999999 does not fit in 64 bits}}
+  "layout.op"(%a) {name = "a", n = 99999999999999999999} : (tensor<4xf32>) -> ()
+  "func.return"() : () -> ()
+}
+
+// -----
+func.func @f(%a: tensor<4xf32>) {
+  // expected-error@+1 {{string opened here is never closed}}
+  "layout.op"(%a) {name = "a} : (tensor<4xf32>) -> ()
+  "func.return"() : () -> ()
+}
+
+// -----
+// expected-error@+1 {{unexpected character '#'}}
+func.func @f(%a: tensor<4xf32>) # {
+}
+
+// -----
+// expected-error@+1 {{expected a value name after '%'}}
+func.func @f(% : tensor<4xf32>) {
+}
+
+// -----
+// expected-error@+1 {{expected a function name after '@'}}
+func.func @ () {
+}
+
+// -----
+func.func @f(%a: tensor<4xf32>) {
+  // The signature is required, as in MLIR's generic form. Syntax errors are
+  // located at the token that does not fit.
+  // expected-error@+2 {{expected '{' or ':', found '"func.return"'}}
+  %0 = "layout.view"(%a)
+  "func.return"() : () -> ()
+}
+
+// -----
+func.func @f(%a: tensor<4xf32>) {
+  // expected-error@+2 {{expected '->', found '"func.return"'}}
+  %0 = "layout.view"(%a) : (tensor<4xf32>)
+  "func.return"() : () -> ()
+}
+
+// -----
+// expected-error@+1 {{expected '->' or '{', found end of input}}
+func.func @f(%a: tensor<4xf32>)

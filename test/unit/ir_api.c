@@ -1,0 +1,147 @@
+/* The IR API (layoutc/ir.h) as an embedder uses it: parse, verify, run a
+ * pass, print; then every allocation made along the way fails in turn, and
+ * each run must fail cleanly and leak nothing (run under LSan). */
+#include <string.h>
+
+#include "layoutc/ir.h"
+#include "support/support.h"
+#include "test_util.h"
+
+static const char module_text[] =
+    "func.func @f(%a: tensor<2x32x4x5xf32, \"nChw16c\">, %b: tensor<2x20x3x3xf32, \"nChw16c\">)\n"
+    "    -> (tensor<2x2x16x4x5xf32, any>, tensor<40x3x3xf32, \"acb\">) {\n"
+    "  %0 = \"layout.reshape\"(%a) : (tensor<2x32x4x5xf32, \"nChw16c\">) -> tensor<2x2x16x4x5xf32, any>\n"
+    "  %1 = \"layout.reshape\"(%b) : (tensor<2x20x3x3xf32, \"nChw16c\">) -> tensor<40x3x3xf32, \"acb\">\n"
+    "  %2 = \"layout.slice\"(%a) {offsets = [0, 8, 0, 0], sizes = [2, 16, 4, 5]}\n"
+    "      : (tensor<2x32x4x5xf32, \"nChw16c\">) -> tensor<2x16x4x5xf32, any>\n"
+    "  \"layout.op\"(%2) {name = \"sink\", k = [1, [2]]} : (tensor<2x16x4x5xf32, any>) -> ()\n"
+    "  \"func.return\"(%0, %1) : (tensor<2x2x16x4x5xf32, any>, tensor<40x3x3xf32, \"acb\">) -> ()\n"
+    "}\n";
+
+static const char bad_verify[] =
+    "func.func @f(%a: tensor<4x6xf32>) {\n"
+    "  %0 = \"layout.reshape\"(%a) : (tensor<4x6xf32>) -> tensor<25xf32>\n"
+    "  \"func.return\"() : () -> ()\n"
+    "}\n";
+
+static const char bad_parse[] = "func.func @f(%a: tensor<4x6xf32>) {\n  %0 = \"layout.view\"(%b)";
+
+typedef struct {
+  int errors, notes;
+  int first_line, first_col;
+} Seen;
+
+static void count(const LyDiagnostic *d, void *user) {
+  Seen *s = user;
+  if (d->severity == LY_SEVERITY_ERROR && s->errors++ == 0)
+    s->first_line = d->line, s->first_col = d->column;
+  if (d->severity == LY_SEVERITY_NOTE)
+    s->notes++;
+}
+
+static void test_round_trip(void) {
+  LyContext c = lyContextCreate();
+  Seen seen = {0};
+  lyContextSetDiagnosticHandler(c, count, &seen);
+  LyModule m = lyModuleParse(c, module_text, strlen(module_text), "m.mlir");
+  CHECK(!lyModuleIsNull(m));
+  CHECK(lyModuleVerify(m) == LY_OK);
+  char *s1 = lyModuleToString(m);
+  LyModule m2 = lyModuleParse(c, s1, strlen(s1), "printed");
+  char *s2 = lyModuleToString(m2);
+  CHECK(s1 && s2 && !strcmp(s1, s2));
+  CHECK(strstr(s1, "\"layout.reshape\"") != NULL);
+
+  CHECK(lyModuleRunPass(m, "legalize-reshapes", LY_PASS_EXPLAIN) == LY_OK);
+  CHECK(lyModuleVerify(m) == LY_OK);
+  char *s3 = lyModuleToString(m);
+  CHECK(s3 && !strstr(s3, "layout.reshape") && strstr(s3, "layout.relayout") && strstr(s3, "layout.view"));
+  CHECK(seen.errors == 0 && seen.notes > 0);
+  lyStringFree(s1);
+  lyStringFree(s2);
+  lyStringFree(s3);
+  lyModuleDestroy(m);
+  lyModuleDestroy(m2);
+  lyContextDestroy(c);
+}
+
+static void test_errors(void) {
+  LyContext c = lyContextCreate();
+  Seen seen = {0};
+  lyContextSetDiagnosticHandler(c, count, &seen);
+  CHECK(lyModuleIsNull(lyModuleParse(c, bad_parse, strlen(bad_parse), NULL)));
+  CHECK(seen.errors == 1 && seen.first_line == 2 && seen.first_col == 22);
+
+  seen = (Seen){0};
+  LyModule m = lyModuleParse(c, bad_verify, strlen(bad_verify), NULL);
+  CHECK(!lyModuleIsNull(m));
+  CHECK(lyModuleVerify(m) == LY_ERROR_INVALID);
+  CHECK(seen.errors == 1 && seen.first_line == 2);
+  /* A pass refuses IR that does not verify. */
+  CHECK(lyModuleRunPass(m, "legalize-reshapes", LY_PASS_DEFAULT) == LY_ERROR_INVALID);
+  CHECK(lyModuleRunPass(m, "no-such-pass", LY_PASS_DEFAULT) == LY_ERROR_INVALID);
+  lyModuleDestroy(m);
+
+  /* An empty module is valid and prints as "". */
+  m = lyModuleParse(c, "", 0, NULL);
+  char *s = lyModuleToString(m);
+  CHECK(!lyModuleIsNull(m) && s && !*s);
+  lyStringFree(s);
+  lyModuleDestroy(m);
+  lyContextDestroy(c);
+}
+
+static void test_registry(void) {
+  CHECK(lyPassGetCount() >= 1);
+  bool found = false;
+  for (int i = 0; i < lyPassGetCount(); i++)
+    found |= !strcmp(lyPassGetName(i), "legalize-reshapes") && *lyPassGetSummary(i);
+  CHECK(found);
+}
+
+/* One full use of the API; returns how many steps succeeded. */
+static int run_once(void) {
+  LyContext c = lyContextCreate();
+  if (lyContextIsNull(c))
+    return 0;
+  int ok = 0;
+  const char *inputs[] = {module_text, bad_verify, bad_parse};
+  for (int i = 0; i < 3; i++) {
+    LyModule m = lyModuleParse(c, inputs[i], strlen(inputs[i]), NULL);
+    if (lyModuleIsNull(m))
+      continue;
+    ok++;
+    if (lyModuleRunPass(m, "legalize-reshapes", LY_PASS_EXPLAIN) == LY_OK) {
+      ok++;
+      char *s = lyModuleToString(m);
+      ok += s != NULL;
+      lyStringFree(s);
+    }
+    lyModuleDestroy(m);
+  }
+  lyContextDestroy(c);
+  return ok;
+}
+
+static void test_alloc_failure(void) {
+  long before = ly_alloc_count();
+  int full = run_once();
+  long sites = ly_alloc_count() - before;
+  CHECK(full == 4); /* module_text: parse, pass, print; bad_verify: parse */
+  for (long n = 1; n <= sites; n++) {
+    ly_alloc_fail_after(n);
+    int got = run_once();
+    ly_alloc_fail_after(0);
+    CHECK(got <= full);
+  }
+  CHECK(run_once() == full);
+  printf("ir_api: %ld allocation sites injected\n", sites);
+}
+
+int main(void) {
+  test_round_trip();
+  test_errors();
+  test_registry();
+  test_alloc_failure();
+  return TEST_DONE("ir_api");
+}
