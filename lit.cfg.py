@@ -18,6 +18,12 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "LAYOUTC_FUZZ_SECON
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
+# Under the sanitizers every process is much slower: randomised tests run
+# fewer cases (same checks).
+if getattr(config, "sanitized", False):
+    config.environment["LAYOUTC_TEST_QUICK"] = "1"
+    config.available_features.add("sanitized")
+
 # Tests that use NumPy need the Debian interpreter (python3-numpy).
 python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else shutil.which("python3")
 config.substitutions.append(("%python", python))

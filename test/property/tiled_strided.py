@@ -40,6 +40,12 @@ ELEMENT_BITS = {"f32": 32, "f16": 16, "bf16": 16, "i8": 8, "i4": 4, "i1": 1}
 # Reference: tiled_layout (SPEC 2.1)
 # ----------------------------------------------------------------------------------------------
 
+
+def quick(n):
+    """Fewer random cases when LAYOUTC_TEST_QUICK is set (the sanitizer run,
+    where every process is ~20x slower); the checks stay the same."""
+    return max(n // 10, 50) if os.environ.get("LAYOUTC_TEST_QUICK") else n
+
 def _norm_tile(tile):
     return tuple(STAR if (t == 0 or t == STAR) else int(t) for t in tile)
 
@@ -491,7 +497,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--layoutc", default="layoutc", help="layoutc binary (PATH is searched)")
     ap.add_argument("--seed", type=int, default=0x1A7007, help="random seed (deterministic)")
-    ap.add_argument("--cases", type=int, default=1500, help="number of random cases")
+    ap.add_argument("--cases", type=int, default=quick(1500), help="number of random cases")
     ap.add_argument("--jobs", type=int, default=min(8, os.cpu_count() or 1))
     ap.add_argument("--self-check-only", action="store_true",
                     help="only verify the reference against SPEC 2.1 and exit")

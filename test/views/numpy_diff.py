@@ -31,6 +31,12 @@ from viewlib import cmdline, csv, prod, run, type_str, unravel  # noqa: E402
 ITEM = 4  # int32 buffer, f32 types: both 4 bytes
 
 
+
+def quick(n):
+    """Fewer random cases when LAYOUTC_TEST_QUICK is set (the sanitizer run,
+    where every process is ~20x slower); the checks stay the same."""
+    return max(n // 10, 50) if os.environ.get("LAYOUTC_TEST_QUICK") else n
+
 def rand_source(rng):
     rank = rng.choice([1, 2, 2, 3, 3, 3, 4, 4, 5])
     while True:
@@ -174,7 +180,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--layoutc", required=True, help="layoutc executable")
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--cases", type=int, default=1500)
+    ap.add_argument("--cases", type=int, default=quick(1500))
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--max-failures", type=int, default=60)
     args = ap.parse_args()
