@@ -587,8 +587,9 @@ static bool build_strided(Builder *b, LyTypeImpl *t, LyDigit *g) {
              s->nstrides == 1 ? "" : "s", t->rank);
     return false;
   }
+  /* The stride of an extent-1 dim multiplies only 0: even '?' is no unknown. */
   for (int d = 0; d < t->rank; d++)
-    g[d] = (LyDigit){.stride = s->strides[d], .div = 1, .ext = t->dims[d], .dim = d};
+    g[d] = (LyDigit){.stride = t->dims[d] == 1 ? 0 : s->strides[d], .div = 1, .ext = t->dims[d], .dim = d};
   t->ndigits = t->rank;
   t->base = s->offset;
   t->alloc = LY_DYNAMIC;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd_codegen.h"
 #include "driver.h"
 
 static const char usage_text[] =
@@ -26,6 +27,11 @@ static const char usage_text[] =
     "  permute TYPE PERM             the view with dim i moved to PERM[i]\n"
     "  slice TYPE OFFSETS SIZES      the view of a box\n"
     "  broadcast TYPE DIMS           the view broadcast to DIMS (NumPy rules, stride 0)\n"
+    "  repack SRC DST -i IN -o OUT   repack raw bytes from SRC's layout into DST's [--threads N] [--interpret]\n"
+    "  repack SRC DST --bench        time the kernel; last line throughput_gbps: X [--threads N] [--iters K]\n"
+    "  repack SRC DST --plan         print the kernel's loop plan\n"
+    "  emit-llvm TYPE                LLVM IR of the address function [--with-main] [-O]\n"
+    "  emit-llvm --repack SRC DST    LLVM IR of the repack kernel [--with-main] [-O]\n"
     "\n"
     "TYPE is a tensor type such as 'tensor<2x20x3x3xf32, \"nChw16c\">'.\n";
 
@@ -139,6 +145,8 @@ static const struct {
     {"slice", cmd_slice},
     {"broadcast", cmd_broadcast},
     {"opt", cmd_opt},
+    {"repack", cmd_repack},
+    {"emit-llvm", cmd_emit_llvm},
 };
 
 int main(int argc, char **argv) {

@@ -1,0 +1,296 @@
+/* repack_bench: layoutc's JIT repack kernels against memcpy and oneDNN's reorder (SPEC 5).
+ * oneDNN is linked here only, as a yardstick. For each case one run measures, on the same
+ * buffers, the best of several round-robin repetitions of memcpy (of the source size), oneDNN's
+ * reorder and layoutc's kernel, prints GB/s as (source bytes + destination bytes) / best time and the ratios,
+ * and checks that layoutc and oneDNN wrote the same bytes. Then the median JIT compile time per
+ * kernel and the cost of a cached kernel lookup.
+ *
+ * Usage: repack_bench [--threads N] [--min-time SECONDS] [--only SUBSTRING] [--extra]
+ * Threads default to 1 for both libraries (OMP_NUM_THREADS is set before oneDNN starts). */
+#include <dnnl.h>
+#include <dnnl_debug.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "layoutc/codegen.h"
+#include "layoutc/layoutc.h"
+
+typedef struct {
+  const char *name;
+  const char *src, *dst;   /* layoutc types */
+  int ndims;
+  dnnl_dims_t dims;        /* oneDNN's view of the same movement */
+  dnnl_data_type_t sdt, ddt;
+  dnnl_format_tag_t stag, dtag; /* dnnl_format_tag_undef: use the strides below */
+  dnnl_dims_t sstrides, dstrides;
+} Case;
+
+/* XLA's f16 (128)(2,1) tiling as a strided oneDNN view: j = 256a + 128b + w, dst (i, a, w, b).
+ * bf16 (8,128)(2,1) on 4096x4096: i = 8I + 2p + b, j = 128J + w, dst (I, J, p, w, b). */
+static const Case cases[] = {
+    {"nchw->nChw16c f32 32x64x56x56", "tensor<32x64x56x56xf32>", "tensor<32x64x56x56xf32, \"nChw16c\">", 4,
+     {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_aBcd16b, {0}, {0}},
+    {"nChw16c->nchw f32 32x64x56x56", "tensor<32x64x56x56xf32, \"nChw16c\">", "tensor<32x64x56x56xf32>", 4,
+     {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_aBcd16b, dnnl_abcd, {0}, {0}},
+    {"nchw->nhwc f32 32x64x56x56", "tensor<32x64x56x56xf32>", "tensor<32x64x56x56xf32, \"nhwc\">", 4,
+     {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_acdb, {0}, {0}},
+    {"transpose f32 8192x8192", "tensor<8192x8192xf32>", "tensor<8192x8192xf32, tiled_layout<<1,0>>>", 2,
+     {8192, 8192}, dnnl_f32, dnnl_f32, dnnl_ab, dnnl_ba, {0}, {0}},
+    {"f16 1024x10240 -> (128)(2,1)", "tensor<1024x10240xf16>",
+     "tensor<1024x10240xf16, tiled_layout<<0,1>,(128),(2,1)>>", 4, {1024, 40, 2, 128}, dnnl_f16, dnnl_f16,
+     dnnl_format_tag_undef, dnnl_format_tag_undef, {10240, 256, 128, 1}, {10240, 256, 1, 2}},
+    {"bf16 4096x4096 -> (8,128)(2,1)", "tensor<4096x4096xbf16>",
+     "tensor<4096x4096xbf16, tiled_layout<<0,1>,(8,128),(2,1)>>", 5, {512, 4, 2, 32, 128}, dnnl_bf16, dnnl_bf16,
+     dnnl_format_tag_undef, dnnl_format_tag_undef, {32768, 8192, 4096, 128, 1}, {32768, 256, 1, 1024, 2}},
+    {"OIhw->OIhw16i16o f32 512x512x3x3", "tensor<512x512x3x3xf32>", "tensor<512x512x3x3xf32, \"OIhw16i16o\">", 4,
+     {512, 512, 3, 3}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_ABcd16b16a, {0}, {0}},
+    {"nchw f32 -> nChw16c bf16 32x64x56x56", "tensor<32x64x56x56xf32>", "tensor<32x64x56x56xbf16, \"nChw16c\">", 4,
+     {32, 64, 56, 56}, dnnl_f32, dnnl_bf16, dnnl_abcd, dnnl_aBcd16b, {0}, {0}},
+};
+enum { NCASES = sizeof cases / sizeof cases[0] };
+
+/* Shapes off the beaten path (--extra): small images, three channels, channels that are not a
+ * multiple of the vector length. */
+static const Case extra_cases[] = {
+    {"nchw->nChw16c f32 32x256x7x7", "tensor<32x256x7x7xf32>", "tensor<32x256x7x7xf32, \"nChw16c\">", 4,
+     {32, 256, 7, 7}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_aBcd16b, {0}, {0}},
+    {"nChw16c->nchw f32 32x256x7x7", "tensor<32x256x7x7xf32, \"nChw16c\">", "tensor<32x256x7x7xf32>", 4,
+     {32, 256, 7, 7}, dnnl_f32, dnnl_f32, dnnl_aBcd16b, dnnl_abcd, {0}, {0}},
+    {"nchw->nhwc f32 64x3x224x224", "tensor<64x3x224x224xf32>", "tensor<64x3x224x224xf32, \"nhwc\">", 4,
+     {64, 3, 224, 224}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_acdb, {0}, {0}},
+    {"nhwc->nchw f32 64x3x224x224", "tensor<64x3x224x224xf32, \"nhwc\">", "tensor<64x3x224x224xf32>", 4,
+     {64, 3, 224, 224}, dnnl_f32, dnnl_f32, dnnl_acdb, dnnl_abcd, {0}, {0}},
+    {"nchw->nChw16c f32 64x3x224x224", "tensor<64x3x224x224xf32>", "tensor<64x3x224x224xf32, \"nChw16c\">", 4,
+     {64, 3, 224, 224}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_aBcd16b, {0}, {0}},
+    {"nchw->nhwc f32 32x20x56x56", "tensor<32x20x56x56xf32>", "tensor<32x20x56x56xf32, \"nhwc\">", 4,
+     {32, 20, 56, 56}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_acdb, {0}, {0}},
+    {"nhwc->nchw f32 32x20x56x56", "tensor<32x20x56x56xf32, \"nhwc\">", "tensor<32x20x56x56xf32>", 4,
+     {32, 20, 56, 56}, dnnl_f32, dnnl_f32, dnnl_acdb, dnnl_abcd, {0}, {0}},
+};
+enum { NEXTRA = sizeof extra_cases / sizeof extra_cases[0] };
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* CPU time of this thread: what a compile costs even when other processes share the cores. */
+static double cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+typedef struct {
+  double wall, cpu;
+} Compile;
+
+static void die(const char *what) {
+  fprintf(stderr, "repack_bench: %s\n", what);
+  exit(1);
+}
+
+static void check_dnnl(dnnl_status_t st, const char *what) {
+  if (st != dnnl_success) {
+    fprintf(stderr, "repack_bench: %s failed: %s\n", what, dnnl_status2str(st));
+    exit(1);
+  }
+}
+
+/* Random bytes with each float kept finite and normal (no slow paths in anyone's code). */
+static void fill(unsigned char *p, size_t n, int elem_bytes) {
+  uint64_t x = 0x2545f4914f6cdd1dULL;
+  for (size_t i = 0; i < n; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    p[i] = (unsigned char)x;
+  }
+  for (size_t i = elem_bytes - 1; i < n; i += elem_bytes) /* top byte: sign, exponent 0x40..0x7f */
+    p[i] = (unsigned char)((p[i] & 0x80) | 0x3c | (p[i] & 0x03));
+}
+
+typedef struct {
+  double min_time;
+  int threads;
+} Options;
+
+/* Runs stmt once and keeps the best time in *best. */
+#define TIME(best, stmt)                    \
+  do {                                      \
+    double t0_ = now();                     \
+    stmt;                                   \
+    double dt_ = now() - t0_;               \
+    *(best) = dt_ < *(best) ? dt_ : *(best); \
+  } while (0)
+
+typedef struct {
+  dnnl_engine_t engine;
+  dnnl_stream_t stream;
+  dnnl_primitive_t prim;
+  dnnl_memory_t src, dst;
+} Dnnl;
+
+static void dnnl_md(const Case *c, int is_dst, dnnl_memory_desc_t *md) {
+  dnnl_format_tag_t tag = is_dst ? c->dtag : c->stag;
+  dnnl_data_type_t dt = is_dst ? c->ddt : c->sdt;
+  if (tag != dnnl_format_tag_undef)
+    check_dnnl(dnnl_memory_desc_init_by_tag(md, c->ndims, c->dims, dt, tag), "memory desc");
+  else
+    check_dnnl(dnnl_memory_desc_init_by_strides(md, c->ndims, c->dims, dt, is_dst ? c->dstrides : c->sstrides),
+               "memory desc");
+}
+
+static void dnnl_setup(Dnnl *d, const Case *c, void *src, void *dst, size_t sbytes, size_t dbytes) {
+  dnnl_memory_desc_t smd, dmd;
+  dnnl_md(c, 0, &smd);
+  dnnl_md(c, 1, &dmd);
+  if (dnnl_memory_desc_get_size(&smd) != sbytes || dnnl_memory_desc_get_size(&dmd) != dbytes)
+    die("oneDNN and layoutc disagree on a buffer size");
+  check_dnnl(dnnl_engine_create(&d->engine, dnnl_cpu, 0), "engine");
+  check_dnnl(dnnl_stream_create(&d->stream, d->engine, dnnl_stream_default_flags), "stream");
+  check_dnnl(dnnl_memory_create(&d->src, &smd, d->engine, src), "src memory");
+  check_dnnl(dnnl_memory_create(&d->dst, &dmd, d->engine, dst), "dst memory");
+  dnnl_primitive_desc_t pd;
+  check_dnnl(dnnl_reorder_primitive_desc_create(&pd, &smd, d->engine, &dmd, d->engine, NULL), "reorder desc");
+  check_dnnl(dnnl_primitive_create(&d->prim, pd), "reorder");
+  dnnl_primitive_desc_destroy(pd);
+}
+
+static void dnnl_run(Dnnl *d) {
+  dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, d->src}, {DNNL_ARG_TO, d->dst}};
+  check_dnnl(dnnl_primitive_execute(d->prim, d->stream, 2, args), "execute");
+  check_dnnl(dnnl_stream_wait(d->stream), "wait");
+}
+
+static void dnnl_free(Dnnl *d) {
+  dnnl_primitive_destroy(d->prim);
+  dnnl_memory_destroy(d->src);
+  dnnl_memory_destroy(d->dst);
+  dnnl_stream_destroy(d->stream);
+  dnnl_engine_destroy(d->engine);
+}
+
+static LyType parse(LyContext ctx, const char *s) {
+  LyType t = lyTypeParse(ctx, s, strlen(s), NULL);
+  if (lyTypeIsNull(t))
+    die("cannot parse a type");
+  return t;
+}
+
+static void *buffer(size_t n) {
+  void *p = aligned_alloc(4096, (n + 4095) & ~(size_t)4095);
+  if (!p)
+    die("out of memory");
+  return p;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static Compile run_case(const Case *c, LyContext ctx, LyRepacker r, const Options *o) {
+  LyType s = parse(ctx, c->src), t = parse(ctx, c->dst);
+  int64_t sbytes, dbytes;
+  lyTypeGetSizeBytes(s, &sbytes);
+  lyTypeGetSizeBytes(t, &dbytes);
+  unsigned char *src = buffer(sbytes), *dst = buffer(dbytes), *ref = buffer(dbytes), *copy = buffer(sbytes);
+  fill(src, (size_t)sbytes, c->sdt == dnnl_f32 ? 4 : 2);
+  memset(dst, 0, (size_t)dbytes);
+  memset(ref, 0, (size_t)dbytes);
+  memset(copy, 0, (size_t)sbytes);
+  double c0 = cpu_now();
+  LyRepackKernel k = lyRepackKernelGet(r, s, t, o->threads); /* compiles: nothing cached yet */
+  Compile cost = {0, cpu_now() - c0};
+  if (lyRepackKernelIsNull(k))
+    die("no kernel");
+  cost.wall = lyRepackKernelGetCompileSeconds(k);
+  Dnnl d = {0};
+  dnnl_setup(&d, c, src, ref, (size_t)sbytes, (size_t)dbytes);
+  /* Round robin, best of each: a burst of load elsewhere hits all three alike. */
+  double tm = 1e30, td = 1e30, tl = 1e30, start = now();
+  memcpy(copy, src, (size_t)sbytes), dnnl_run(&d), lyRepackRun(k, src, dst); /* warm up */
+  for (int round = 0; round < 5 || now() - start < 3 * o->min_time; round++) {
+    TIME(&tm, memcpy(copy, src, (size_t)sbytes));
+    TIME(&td, dnnl_run(&d));
+    TIME(&tl, lyRepackRun(k, src, dst));
+  }
+  double gm = 2.0 * sbytes / tm / 1e9, gd = (double)(sbytes + dbytes) / td / 1e9, gl = (double)(sbytes + dbytes) / tl / 1e9;
+  int same = memcmp(dst, ref, (size_t)dbytes) == 0;
+  printf("%-38s %8.2f %8.2f %8.2f %9.2fx %9.2fx %6.1f %6.1f  %s\n", c->name, gm, gd, gl, gl / gm, gl / gd,
+         cost.wall * 1e3, cost.cpu * 1e3, same ? "same" : "DIFFERENT");
+  fflush(stdout);
+  dnnl_free(&d);
+  free(src), free(dst), free(ref), free(copy);
+  return cost;
+}
+
+static double median(double *v, int n) {
+  qsort(v, n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int main(int argc, char **argv) {
+  Options o = {0.3, 1};
+  const char *only = NULL;
+  int extra = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+      o.threads = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--min-time") && i + 1 < argc)
+      o.min_time = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
+    else if (!strcmp(argv[i], "--extra"))
+      extra = 1;
+    else
+      die("usage: repack_bench [--threads N] [--min-time SECONDS] [--only SUBSTRING] [--extra]");
+  }
+  if (o.threads < 1)
+    die("--threads must be at least 1");
+  /* oneDNN's OpenMP runtime reads OMP_NUM_THREADS when it is loaded, before main: set it and
+   * start again so both libraries get the same number of threads. */
+  char nt[16];
+  snprintf(nt, sizeof nt, "%d", o.threads);
+  const char *cur = getenv("OMP_NUM_THREADS");
+  if (!cur || strcmp(cur, nt)) {
+    setenv("OMP_NUM_THREADS", nt, 1);
+    execv("/proc/self/exe", argv);
+    die("cannot restart with OMP_NUM_THREADS set");
+  }
+  LyContext ctx = lyContextCreate();
+  lyContextSetDiagnosticHandler(ctx, lyDiagnosticPrintToFile, stderr);
+  LyRepacker r = lyRepackerCreate(ctx);
+  if (lyRepackerIsNull(r))
+    die("no JIT");
+  printf("threads: %d (GB/s = (src bytes + dst bytes) / best time; memcpy copies the source size)\n", o.threads);
+  printf("%-38s %8s %8s %8s %10s %10s %6s %6s  %s\n", "case", "memcpy", "oneDNN", "layoutc", "vs memcpy",
+         "vs oneDNN", "jit ms", "cpu ms", "bytes");
+  double wall[NCASES + NEXTRA], cpu[NCASES + NEXTRA];
+  int n = 0;
+  for (int i = 0; i < NCASES + (extra ? NEXTRA : 0); i++) {
+    const Case *c = i < NCASES ? &cases[i] : &extra_cases[i - NCASES];
+    if (!only || strstr(c->name, only)) {
+      Compile cc = run_case(c, ctx, r, &o);
+      wall[n] = cc.wall, cpu[n++] = cc.cpu;
+    }
+  }
+  if (n)
+    printf("median JIT compile time per kernel: %.1f ms wall, %.1f ms CPU (%d kernels)\n", median(wall, n) * 1e3,
+           median(cpu, n) * 1e3, n);
+  LyType s = parse(ctx, cases[0].src), t = parse(ctx, cases[0].dst);
+  LyRepackKernel k = lyRepackKernelGet(r, s, t, o.threads), k2 = k;
+  enum { LOOKUPS = 1000000 };
+  double t0 = now();
+  for (int i = 0; i < LOOKUPS; i++)
+    k2 = lyRepackKernelGet(r, s, t, o.threads);
+  double per = (now() - t0) / LOOKUPS;
+  printf("cached kernel lookup: %.1f ns%s\n", per * 1e9, k2.ptr == k.ptr ? "" : " (WRONG KERNEL)");
+  lyRepackerDestroy(r);
+  lyContextDestroy(ctx);
+  return 0;
+}

@@ -1,0 +1,124 @@
+/* layoutc code generation: LLVM IR for address computation, JIT-compiled
+ * repacking kernels between any two layouts of the same dims, and the
+ * reference interpreter they are tested against.
+ *
+ * Ownership:
+ * - A repacker is created by lyRepackerCreate and owned by the caller until
+ *   lyRepackerDestroy. It borrows its context (which must outlive it) and
+ *   owns the JIT, the compiled code and every kernel it hands out.
+ * - A kernel returned by lyRepackKernelGet is owned by its repacker: never
+ *   free it; it stays valid until the repacker is destroyed. Kernels are
+ *   cached, so asking twice for the same (src, dst, threads) returns the same
+ *   kernel cheaply. A repacker may be shared between threads.
+ * - Strings returned by lyEmitLLVM* are owned by the caller (lyStringFree).
+ * - lyEmitOffset adds instructions to the caller's builder and function; the
+ *   caller owns them like any other IR it builds.
+ *
+ * Nothing here prints or exits: problems are diagnostics on the context
+ * (lyContextSetDiagnosticHandler) plus a null handle or an error status.
+ *
+ * This header does not need LLVM's headers: the two LLVM-C handle typedefs it
+ * uses are repeated below exactly as llvm-c/Types.h declares them. */
+#ifndef LAYOUTC_CODEGEN_H
+#define LAYOUTC_CODEGEN_H
+
+#include "layoutc/layoutc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct LLVMOpaqueBuilder *LLVMBuilderRef;
+typedef struct LLVMOpaqueValue *LLVMValueRef;
+
+typedef struct { void *ptr; } LyRepacker;
+typedef struct { const void *ptr; } LyRepackKernel;
+
+static inline int lyRepackerIsNull(LyRepacker r) { return r.ptr == NULL; }
+static inline int lyRepackKernelIsNull(LyRepackKernel k) { return k.ptr == NULL; }
+
+/* --- Address computation ---------------------------------------------------- */
+
+/* Emits, at the builder's insertion point, the element offset (an i64 value)
+ * of the element whose logical index is idx[0..rank) (i64 values, assumed in
+ * range). Power-of-two divisions and remainders become shifts and masks.
+ * Returns NULL when t has no static geometry (dynamic, 'any' or symbolic). */
+LLVMValueRef lyEmitOffset(LLVMBuilderRef builder, LyType t, LLVMValueRef *idx);
+
+/* Options for the textual IR emitters. */
+enum {
+  LY_EMIT_WITH_MAIN = 1, /* add a `main` so lli can run the module (tests) */
+  LY_EMIT_OPTIMIZE = 2   /* run the O3 pipeline for the host CPU first */
+};
+
+/* A module defining
+ *   i64  @ly_offset(ptr idx)                       -- idx: rank i64 values
+ *   void @ly_offset_batch(ptr idx, ptr out, i64 n) -- n indices, row-major
+ * as LLVM IR text. With LY_EMIT_WITH_MAIN, main prints the offset of every
+ * element in row-major logical order, one per line (like `offset --all`).
+ * NULL after a diagnostic. */
+char *lyEmitLLVMOffset(LyContext ctx, LyType t, unsigned flags);
+
+/* A module defining the repack kernel
+ *   void @ly_repack(ptr src, ptr dst, i64 thread, i64 nthreads)
+ * which copies every element of src (SRC's layout) to dst (DST's layout),
+ * converting the element type, for the share of the work of thread `thread`
+ * out of `nthreads` (the shares of 0..nthreads-1 together do it all), and
+ *   i1 @ly_repack_needs_memset()
+ * which says whether dst must be zeroed before the kernel runs (a
+ * destination with holes that are not padding blocks). When the tensors are
+ * larger than the cache it also defines @ly_repack_nt, the same kernel with
+ * non-temporal stores, which needs a 64-byte aligned dst. With
+ * LY_EMIT_WITH_MAIN, main fills src with byte (k*131+7) mod 256 at byte k,
+ * runs the kernel as three thread shares in turn and prints dst's bytes in
+ * hex, 16 to a line, as `od -An -tx1 -v -w16` does. NULL after a diagnostic
+ * (for example a pair the JIT does not handle: see lyRepackKernelIsCompiled). */
+char *lyEmitLLVMRepack(LyContext ctx, LyType src, LyType dst, unsigned flags);
+
+/* --- Repacking ------------------------------------------------------------- */
+
+/* Creates a repacker (JIT and kernel cache) for types of ctx. Returns a null
+ * handle after a diagnostic if the host JIT cannot be set up. */
+LyRepacker lyRepackerCreate(LyContext ctx);
+void lyRepackerDestroy(LyRepacker r);
+
+/* The kernel copying every element of a SRC-layout buffer into a DST-layout
+ * buffer (same dims; element types may differ), writing zero into DST's
+ * padding, split over `threads` threads (1 = run on the caller's thread).
+ * Element conversion: floats round to nearest even (f32 to bf16 as oneDNN
+ * does it: subnormal inputs become signed zero, NaNs stay quiet NaNs; bf16
+ * to f32 is exact, NaN payloads untouched);
+ * integers wrap (two's complement; i1 zero-extends, wider ones sign-extend);
+ * float to integer rounds to nearest even and saturates (NaN gives 0).
+ * Compiles on the first request, then comes from the cache. Null after a
+ * diagnostic (dims differ, a layout without static geometry, a destination
+ * that stores two elements in one place). */
+LyRepackKernel lyRepackKernelGet(LyRepacker r, LyType src, LyType dst, int threads);
+
+/* Runs a kernel. src must hold SRC's allocation (lyTypeGetSizeBytes), dst
+ * DST's. The buffers must not overlap. Large repacks run fastest with a
+ * 64-byte aligned dst (their stores can then bypass the cache); the first
+ * run of such a kernel on a misaligned dst compiles a variant for it, and
+ * fails with LY_ERROR_NOMEM and a diagnostic only if that compile fails. */
+LyStatus lyRepackRun(LyRepackKernel k, const void *src, void *dst);
+
+/* 1 when the kernel is JIT-compiled machine code, 0 when it runs through the
+ * interpreter (sub-byte elements, f8 conversions, integer/float pairs). */
+int lyRepackKernelIsCompiled(LyRepackKernel k);
+
+/* Wall time spent compiling the kernel (IR, O3, machine code), in seconds. */
+double lyRepackKernelGetCompileSeconds(LyRepackKernel k);
+
+/* The kernel's loop plan as text: one line per loop nest, for tests and
+ * curiosity. Owned by the caller (lyStringFree); NULL if out of memory. */
+char *lyRepackKernelDescribe(LyRepackKernel k);
+
+/* The reference: copies element by element through descriptor offsets,
+ * with the same conversion rules and zeroed destination padding. Needs no
+ * JIT. Errors as for lyRepackKernelGet (diagnostics on ctx). */
+LyStatus lyRepackInterpret(LyContext ctx, LyType src, LyType dst, const void *in, void *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

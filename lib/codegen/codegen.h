@@ -1,0 +1,172 @@
+/* codegen: repack planning (the common refinement of two layouts as loop
+ * nests), LLVM IR for address computation and repack kernels, the ORC JIT
+ * with its kernel cache, and the reference interpreter with element
+ * conversion. Internal prefix: lyc_. See docs/codegen.md for the design.
+ *
+ * Sections: elements and conversion (interp.c), plans (plan.c), IR emission
+ * (emit.c for addresses, repack.c for kernels), JIT (jit.c). */
+#ifndef LAYOUTC_CODEGEN_INTERNAL_H
+#define LAYOUTC_CODEGEN_INTERNAL_H
+
+#include "desc/desc.h"
+#include "layoutc/codegen.h"
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+
+/* ===== Elements and conversion (interp.c) ================================== */
+
+/* Converts one element held in the low bits of `bits` from one element type
+ * to another (rules in layoutc/codegen.h). The result is in the low bits. */
+uint64_t lyc_convert(LyElem from, LyElem to, uint64_t bits);
+
+/* Reads / writes the element at element offset `off` of a packed buffer. */
+uint64_t lyc_load_elem(const uint8_t *buf, LyElem e, int64_t off);
+void lyc_store_elem(uint8_t *buf, LyElem e, int64_t off, uint64_t bits);
+
+/* Checks that src can be repacked into dst; diagnostics on d. */
+LyStatus lyc_check_pair(LyDiagEngine *d, const LyTypeImpl *src, const LyTypeImpl *dst);
+
+/* The reference interpreter on a checked pair. */
+void lyc_interpret(const LyTypeImpl *src, const LyTypeImpl *dst, const void *in, void *out);
+
+/* True when compiled kernels implement this element conversion (the rest go
+ * through the interpreter). */
+bool lyc_jit_converts(LyElem from, LyElem to);
+
+/* ===== Plans (plan.c) ====================================================== */
+
+#define LYC_MAX_LOOPS 64
+#define LYC_MAX_NESTS 256
+
+/* One loop of a nest: extent and the source / destination strides of its
+ * index, in elements. */
+typedef struct {
+  int64_t n, ss, ds;
+} LycLoop;
+
+/* How the two innermost levels of a nest move data. */
+typedef enum {
+  LYC_INNER_SCALAR,  /* plain loops; LLVM vectorises what it can */
+  LYC_INNER_CONTIG,  /* innermost loop contiguous on both sides */
+  LYC_INNER_ZIP      /* register transpose of an x-by-V tile (see repack.c) */
+} LycInner;
+
+typedef struct {
+  int64_t src_base, dst_base; /* element offsets of the nest's origin */
+  int nloops;
+  LycLoop loops[LYC_MAX_LOOPS]; /* outermost first */
+  LycInner inner;
+  /* LYC_INNER_ZIP: loops[nloops-1] is X (dst stride 1); the Y group is the
+   * ny loops before it (innermost first in src order: contiguous in src).
+   * The outer loops come before them. */
+  int ny;
+  /* LYC_INNER_ZIP: every vector store is aligned to its size whenever the
+   * destination buffer is 64-byte aligned (so it may be non-temporal). */
+  bool aligned;
+  /* LYC_INNER_ZIP: X rows per sweep over the Y blocks (0: all of X), so a
+   * sweep touches few enough source pages for the TLB. */
+  int64_t xsuper;
+  /* LYC_INNER_ZIP: V-wide Y blocks handled per X chunk, so each source row
+   * is read in runs of ym vectors (sequential lines the prefetcher follows). */
+  int ym;
+  /* LYC_INNER_ZIP: destination padding elements after the X rows of each Y
+   * position, written as zero by the tile itself (X.n + xpad <= V). */
+  int xpad;
+  /* LYC_INNER_ZIP: bytes ahead along each source row to prefetch (0: none). */
+  int prefetch;
+} LycNest;
+
+typedef enum {
+  LYC_PLAN_NESTS,      /* refined loop nests (every dim splits cleanly) */
+  LYC_PLAN_ELEMENTWISE /* per-element address computation (general digits) */
+} LycPlanKind;
+
+typedef struct {
+  LycPlanKind kind;
+  const LyTypeImpl *src, *dst;
+  int sbytes, dbytes;  /* element sizes (byte-sized elements only) */
+  int vlen;            /* elements per vector for LYC_INNER_ZIP */
+  int nnests;
+  LycNest *nests;      /* element copies */
+  int nzero;
+  LycNest *zero;       /* destination padding to zero (src strides unused) */
+  bool memset_dst;     /* destination has holes: zero all of it first */
+  bool nt;             /* large destination: also emit a non-temporal variant */
+} LycPlan;
+
+/* Target facts the planner needs. */
+typedef struct {
+  int vector_bytes;     /* widest vector register: 16, 32 or 64 */
+  int64_t nt_threshold; /* source + destination bytes beyond which stores bypass the cache */
+} LycTarget;
+
+/* Plans a checked pair with byte-sized elements. false on allocation failure. */
+bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const LycTarget *tgt);
+void lyc_plan_free(LycPlan *p);
+void lyc_plan_print(const LycPlan *p, LyBuf *out);
+
+/* ===== IR emission (emit.c, repack.c) ====================================== */
+
+/* A builder positioned in a function, with the types codegen uses. */
+typedef struct {
+  LLVMContextRef c;
+  LLVMModuleRef m;
+  LLVMBuilderRef b;
+  LLVMValueRef fn;
+  LLVMTypeRef i1, i8, i16, i32, i64, ptr, f16, bf16, f32, f64, vd;
+} LycIR;
+
+/* Sets up ir for module m (the builder is created; dispose with
+ * lyc_ir_dispose). */
+void lyc_ir_init(LycIR *ir, LLVMModuleRef m);
+void lyc_ir_dispose(LycIR *ir);
+/* Adds a function and positions the builder in its entry block. */
+LLVMValueRef lyc_ir_function(LycIR *ir, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, int n);
+LLVMValueRef lyc_i64(LycIR *ir, int64_t v);
+
+/* A counted loop: lyc_loop_begin positions the builder in the body and
+ * returns the induction variable (lo <= iv < hi); lyc_loop_end closes it and
+ * positions the builder after it. */
+typedef struct {
+  LLVMBasicBlockRef head, body, exit;
+  LLVMValueRef iv;
+} LycLoopIR;
+LLVMValueRef lyc_loop_begin(LycIR *ir, LycLoopIR *l, LLVMValueRef lo, LLVMValueRef hi, const char *name);
+void lyc_loop_end(LycIR *ir, LycLoopIR *l);
+
+/* i64 arithmetic by a constant: shifts and masks for powers of two. */
+LLVMValueRef lyc_mul_const(LycIR *ir, LLVMValueRef v, int64_t k, const char *name);
+LLVMValueRef lyc_div_const(LycIR *ir, LLVMValueRef v, int64_t k, const char *name);
+LLVMValueRef lyc_rem_const(LycIR *ir, LLVMValueRef v, int64_t k, const char *name);
+
+/* Emits the element offset of idx (i64 values) for a static type. */
+LLVMValueRef lyc_emit_offset(LycIR *ir, const LyTypeImpl *t, LLVMValueRef *idx);
+
+/* Adds `void @name(ptr src, ptr dst, i64 thread, i64 nthreads)` to m. With
+ * nt, the aligned register-transpose stores are non-temporal: the caller
+ * must pass a 64-byte aligned dst. */
+LLVMValueRef lyc_emit_repack(LLVMModuleRef m, const LycPlan *p, const char *name, bool nt);
+
+/* Adds `i32 @main()` running the repack kernel on a pattern (see
+ * lyEmitLLVMRepack). */
+void lyc_emit_repack_main(LLVMModuleRef m, const LycPlan *p, LLVMValueRef kernel);
+
+/* Verifies m; an invalid module is an internal error, reported on d. */
+bool lyc_verify(LyDiagEngine *d, LLVMModuleRef m);
+
+/* The module as text, allocated with ly_malloc; NULL if out of memory. */
+char *lyc_module_text(LLVMModuleRef m);
+
+/* ===== JIT (jit.c) ========================================================= */
+
+/* Host target facts (vector width) for planning. */
+void lyc_host_target(LycTarget *t);
+
+/* Optimises m at O3 for the host CPU; reports LLVM errors on d. */
+bool lyc_optimize(LyDiagEngine *d, LLVMModuleRef m);
+
+/* Turns an LLVM error into a diagnostic and disposes it. */
+void lyc_report_error(LyDiagEngine *d, const char *what, LLVMErrorRef err);
+
+#endif

@@ -1,0 +1,556 @@
+/* codegen/plan: the common refinement of two layouts as loop nests.
+ *
+ * Each dim's index range is split at every digit boundary of either layout
+ * (the divisors and wrap points of its digits). When those boundaries form a
+ * divisibility chain 1 = r_0 | r_1 | ... the index is a mixed-radix number
+ * and every digit of either side is linear in each level, so the level is a
+ * loop with one source stride and one destination stride. A dim whose extent
+ * is not a multiple of its top radix (a dim of 20 blocked by 16) is cut into
+ * a few boxes of whole levels, so no loop needs a bounds check. The boxes of
+ * all dims multiply into nests; loops contiguous on both sides fuse; loops
+ * are ordered so the destination streams; and the two innermost loops become
+ * a register transpose when the unit strides of the two sides differ. */
+#include "codegen/codegen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LEVELS 32
+#define MAX_DIM_BOXES 16
+
+/* The levels of one dim: index weight r, extent e (top: unbounded, see
+ * top_n), and each side's stride. */
+typedef struct {
+  int n;
+  int64_t r[MAX_LEVELS], e[MAX_LEVELS], ss[MAX_LEVELS], ds[MAX_LEVELS];
+} Levels;
+
+/* One box of one dim: constant offsets plus loops over whole levels. */
+typedef struct {
+  int64_t src_off, dst_off;
+  int nloops;
+  LycLoop loops[MAX_LEVELS];
+} DimBox;
+
+typedef struct {
+  int n;
+  DimBox b[MAX_DIM_BOXES];
+} DimBoxes;
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Adds the boundaries of t's digits on dim d below n to r; false if full. */
+static bool add_boundaries(const LyTypeImpl *t, int d, int64_t n, int64_t *r, int *nr) {
+  for (int k = 0; k < t->ndigits; k++) {
+    const LyDigit *g = &t->digits[k];
+    int64_t top;
+    if (g->dim != d)
+      continue;
+    if (*nr + 2 > MAX_LEVELS)
+      return false;
+    if (g->div > 1 && g->div < n)
+      r[(*nr)++] = g->div;
+    if (g->wrap && ly_mul(g->div, g->ext, &top) && top < n)
+      r[(*nr)++] = top;
+  }
+  return true;
+}
+
+/* Stride of level radix rj on one side: each digit of d covering it adds
+ * stride * rj / div (rj is a multiple of div on a chain). */
+static int64_t level_stride(const LyTypeImpl *t, int d, int64_t rj) {
+  int64_t s = 0;
+  for (int k = 0; k < t->ndigits; k++) {
+    const LyDigit *g = &t->digits[k];
+    int64_t top;
+    if (g->dim != d || rj < g->div)
+      continue;
+    if (g->wrap && ly_mul(g->div, g->ext, &top) && rj >= top)
+      continue;
+    s += g->stride * (rj / g->div); /* bounded by the allocation */
+  }
+  return s;
+}
+
+/* The levels of dim d, or false when the boundaries are not a chain (or a
+ * digit is general), in which case the pair is planned element by element. */
+static bool dim_levels(const LyTypeImpl *src, const LyTypeImpl *dst, int d, Levels *lv) {
+  int64_t n = src->dims[d], r[MAX_LEVELS];
+  int nr = 0;
+  r[nr++] = 1;
+  if (!add_boundaries(src, d, n, r, &nr) || !add_boundaries(dst, d, n, r, &nr))
+    return false;
+  qsort(r, nr, sizeof *r, cmp_i64);
+  lv->n = 0;
+  for (int k = 0; k < nr; k++) {
+    if (lv->n && r[k] == lv->r[lv->n - 1])
+      continue;
+    if (lv->n && r[k] % lv->r[lv->n - 1])
+      return false;
+    lv->r[lv->n++] = r[k];
+  }
+  for (int j = 0; j < lv->n; j++) {
+    lv->e[j] = j + 1 < lv->n ? lv->r[j + 1] / lv->r[j] : INT64_MAX;
+    lv->ss[j] = level_stride(src, d, lv->r[j]);
+    lv->ds[j] = level_stride(dst, d, lv->r[j]);
+  }
+  return true;
+}
+
+static bool has_general(const LyTypeImpl *t) {
+  for (int k = 0; k < t->ndigits; k++)
+    if (t->digits[k].dim < 0)
+      return true;
+  return false;
+}
+
+/* Value of level j in index position a. */
+static int64_t level_value(const Levels *lv, int j, int64_t a) {
+  int64_t q = a / lv->r[j];
+  return j + 1 < lv->n ? q % lv->e[j] : q;
+}
+
+/* Cuts [a, b) into boxes of whole levels, greedily taking the largest
+ * aligned blocks. false if there are too many boxes. */
+static bool range_boxes(const Levels *lv, int64_t a, int64_t b, DimBoxes *out) {
+  out->n = 0;
+  while (a < b) {
+    int t = lv->n - 1;
+    while (t > 0 && (a % lv->r[t] || b - a < lv->r[t]))
+      t--;
+    int64_t c = (b - a) / lv->r[t];
+    if (t + 1 < lv->n && c > lv->e[t] - level_value(lv, t, a))
+      c = lv->e[t] - level_value(lv, t, a);
+    if (out->n == MAX_DIM_BOXES)
+      return false;
+    DimBox *x = &out->b[out->n++];
+    x->src_off = x->dst_off = 0;
+    for (int j = t; j < lv->n; j++) {
+      x->src_off += level_value(lv, j, a) * lv->ss[j];
+      x->dst_off += level_value(lv, j, a) * lv->ds[j];
+    }
+    x->nloops = 0;
+    x->loops[x->nloops++] = (LycLoop){c, lv->ss[t], lv->ds[t]};
+    for (int j = t - 1; j >= 0; j--)
+      x->loops[x->nloops++] = (LycLoop){lv->e[j], lv->ss[j], lv->ds[j]};
+    a += c * lv->r[t];
+  }
+  return true;
+}
+
+/* --- Loop nests ---------------------------------------------------------- */
+
+/* Fuses loops that continue each other on both sides. */
+static void fuse_loops(LycNest *x) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (int i = 0; i < x->nloops && !changed; i++)
+      for (int j = 0; j < x->nloops && !changed; j++) {
+        LycLoop *a = &x->loops[i], *b = &x->loops[j];
+        int64_t sspan, dspan;
+        if (i == j || !ly_mul(b->ss, b->n, &sspan) || !ly_mul(b->ds, b->n, &dspan) || a->ss != sspan ||
+            a->ds != dspan)
+          continue;
+        b->n *= a->n;
+        x->loops[i] = x->loops[--x->nloops];
+        changed = true;
+      }
+  }
+}
+
+static int loop_order(const void *pa, const void *pb) {
+  const LycLoop *a = pa, *b = pb;
+  if (a->ds != b->ds)
+    return a->ds > b->ds ? -1 : 1;
+  return a->ss > b->ss ? -1 : a->ss < b->ss;
+}
+
+/* The register-transpose form: X is the destination's unit-stride loop, the
+ * Y group a run of loops contiguous in the source. A one-loop group may
+ * have any length (its last partial block of V is a masked tile); a longer
+ * group (a source run too short for a vector on its own) must make a
+ * multiple of V. X may have any length: chunks of V rows and a tail of
+ * fewer rows, padded with zero rows up to a power of two. */
+static bool try_zip(LycNest *x, int V) {
+  int nx = x->nloops - 1, y = -1;
+  LycLoop X = x->loops[nx];
+  if (X.ds != 1 || X.ss == 0 || X.n < 2)
+    return false;
+  for (int i = 0; i < nx; i++)
+    if (x->loops[i].ss == 1)
+      y = i;
+  if (y < 0)
+    return false;
+  int group[4] = {y}, ng = 1;
+  int64_t total = x->loops[y].n;
+  while (total % V && total < V) {
+    int z = -1;
+    for (int i = 0; i < nx && z < 0; i++)
+      if (x->loops[i].ss == total && x->loops[i].n > 1)
+        z = i;
+    if (z < 0 || ng == 4)
+      break;
+    group[ng++] = z;
+    total *= x->loops[z].n;
+  }
+  if (ng > 1 && total % V)
+    ng = 1; /* no whole vectors: one loop and a masked tile */
+  /* Reorder: outer loops (destination order kept), the Y group outermost
+   * source loop first, then X. */
+  LycLoop out[LYC_MAX_LOOPS];
+  int n = 0;
+  for (int i = 0; i < nx; i++) {
+    bool in = false;
+    for (int g = 0; g < ng; g++)
+      in = in || group[g] == i;
+    if (!in)
+      out[n++] = x->loops[i];
+  }
+  for (int g = ng - 1; g >= 0; g--)
+    out[n++] = x->loops[group[g]];
+  out[n++] = X;
+  memcpy(x->loops, out, n * sizeof *out);
+  x->inner = LYC_INNER_ZIP;
+  x->ny = ng;
+  return true;
+}
+
+static int64_t gcd64(int64_t a, int64_t b) {
+  a = a < 0 ? -a : a, b = b < 0 ? -b : b;
+  while (b) {
+    int64_t t = a % b;
+    a = b, b = t;
+  }
+  return a;
+}
+
+/* Whether every vector store of a register-transpose nest lands on a
+ * multiple of its own size when the destination starts 64-byte aligned:
+ * the gcd of all the destination offsets a store can have, in bytes. */
+static bool zip_aligned(const LycNest *x, int V, int dbytes) {
+  const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
+  int64_t width = X->n < V ? X->n + x->xpad : V; /* elements per Y position in a full tile */
+  if (width & (width - 1))
+    return false;
+  bool contiguous = x->ny == 1 && Y->ds == width;
+  int64_t unit = (contiguous ? V : width) * dbytes, g = x->dst_base;
+  for (int i = 0; i < x->nloops - 1 - x->ny; i++)
+    g = gcd64(g, x->loops[i].ds);
+  for (int i = x->nloops - 1 - x->ny; i < x->nloops - 1; i++)
+    g = gcd64(g, x->ny == 1 ? V * Y->ds : x->loops[i].ds);
+  g = gcd64(g, contiguous ? V : Y->ds);
+  if (X->n > width)
+    g = gcd64(g, width);
+  return unit >= 16 && unit <= 64 && !(unit & (unit - 1)) && (g == 0 || (g * dbytes) % unit == 0);
+}
+
+/* Each X row a Y sweep reads is a separate source stream, usually on its
+ * own page: beyond a few hundred the TLB and the prefetchers lose track
+ * (8192x8192 f32 transposes at 0.35x memcpy unblocked, 0.85x with blocks of
+ * 256 or 512 rows), so long X loops are swept in super-blocks. */
+#define X_SUPER 512
+
+static int64_t x_super_block(const LycNest *x, int V) {
+  const LycLoop *X = &x->loops[x->nloops - 1];
+  if (X->n <= X_SUPER)
+    return 0;
+  for (int64_t s = X_SUPER; s >= V; s -= V)
+    if (X->n % s == 0)
+      return s;
+  return 0;
+}
+
+/* How many V-wide Y blocks a tile row covers: runs of 4 vectors (256 bytes
+ * of f32) per source row let the prefetcher follow each row (+10-25% on the
+ * transposes measured); a multi-loop Y group keeps 1. */
+static int y_multiple(const LycNest *x, int V) {
+  int64_t blocks = x->loops[x->nloops - 2].n / V;
+  int want = 4;
+  while (want > 1 && (x->ny != 1 || blocks < want || blocks % want))
+    want /= 2;
+  return want;
+}
+
+/* A narrow tile (at most 4 rows) over source rows a kilobyte or more apart
+ * reads many short bursts from rows the prefetchers do not follow: it
+ * prefetches each row a kilobyte ahead, where later tiles continue it
+ * (bf16 into (8,128)(2,1): 34 -> 47 GB/s). Wider tiles (16 rows of a
+ * transpose) lose a few percent to the extra instructions, so they don't. */
+static int row_prefetch(const LycNest *x, int V, int sbytes) {
+  const LycLoop *X = &x->loops[x->nloops - 1];
+  int64_t row_bytes = X->ss * sbytes, rows = X->n < V ? X->n : V;
+  return rows <= 4 && (row_bytes >= 1024 || row_bytes <= -1024) ? 1024 : 0;
+}
+
+static void shape_nest(LycNest *x, int V, int sbytes, int dbytes) {
+  int m = 0;
+  for (int i = 0; i < x->nloops; i++)
+    if (x->loops[i].n > 1)
+      x->loops[m++] = x->loops[i];
+  x->nloops = m;
+  fuse_loops(x);
+  qsort(x->loops, x->nloops, sizeof *x->loops, loop_order);
+  x->inner = LYC_INNER_SCALAR;
+  x->ny = 0;
+  if (x->nloops == 0)
+    return;
+  LycLoop *last = &x->loops[x->nloops - 1];
+  if (last->ss == 1 && last->ds == 1)
+    x->inner = LYC_INNER_CONTIG;
+  else if (V >= 2 && try_zip(x, V)) {
+    x->aligned = zip_aligned(x, V, dbytes);
+    x->xsuper = x_super_block(x, V);
+    x->ym = y_multiple(x, V);
+    x->prefetch = row_prefetch(x, V, sbytes);
+  }
+}
+
+/* Appends the product of per-dim box lists as nests, with origins offset by
+ * the layouts' base offsets (before shaping: alignment depends on them). */
+static bool product_nests(const DimBoxes *db, int rank, LycNest **nests, int *count, int V, int sbytes,
+                          int dbytes, int64_t sbase, int64_t dbase) {
+  int64_t total = 1;
+  for (int d = 0; d < rank; d++)
+    if (!ly_mul(total, db[d].n, &total) || total > LYC_MAX_NESTS)
+      return false;
+  for (int64_t c = 0; c < total; c++) {
+    LycNest x = {.src_base = sbase, .dst_base = dbase};
+    int64_t rest = c;
+    for (int d = rank - 1; d >= 0; d--) {
+      const DimBox *b = &db[d].b[rest % db[d].n];
+      rest /= db[d].n;
+      x.src_base += b->src_off;
+      x.dst_base += b->dst_off;
+      if (x.nloops + b->nloops > LYC_MAX_LOOPS)
+        return false;
+      memcpy(x.loops + x.nloops, b->loops, b->nloops * sizeof *b->loops);
+      x.nloops += b->nloops;
+    }
+    shape_nest(&x, V, sbytes, dbytes);
+    LycNest *grown = ly_realloc(*nests, (size_t)(*count + 1) * sizeof **nests);
+    if (!grown)
+      return false;
+    *nests = grown;
+    (*nests)[(*count)++] = x;
+  }
+  return true;
+}
+
+/* --- Destination padding -------------------------------------------------- */
+
+static int cmp_digit_stride(const void *a, const void *b) {
+  return cmp_i64(&((const LyDigit *)a)->stride, &((const LyDigit *)b)->stride);
+}
+
+/* True when dst's digits tile [0, alloc) exactly once each dim is padded:
+ * sorted by stride, each digit's stride is the span of the ones below it,
+ * where a dim's outermost digit may be widened to reach the next stride
+ * (the padding of a blocked dim; canonical digits are tight, so a dim of 5
+ * in blocks of 16 has one digit of extent 5 followed by a stride of 16).
+ * Then the padding is the padded index space minus the logical one, and
+ * pad[d] gets each dim's padded extent. */
+static bool padded_dense(const LyTypeImpl *t, int64_t *pad) {
+  if (t->base != 0)
+    return false;
+  LyDigit g[LY_MAX_DIGITS];
+  if (t->ndigits) /* digits is NULL when there are none */
+    memcpy(g, t->digits, t->ndigits * sizeof *g);
+  qsort(g, t->ndigits, sizeof *g, cmp_digit_stride);
+  for (int d = 0; d < t->rank; d++)
+    pad[d] = t->dims[d];
+  int64_t expect = 1;
+  for (int k = 0; k < t->ndigits; k++) {
+    int64_t next = k + 1 < t->ndigits ? g[k + 1].stride : t->alloc, ext = g[k].ext;
+    if (g[k].stride != expect)
+      return false;
+    if (!g[k].wrap && next % expect == 0 && next / expect > ext)
+      ext = next / expect;
+    if (!g[k].wrap && !ly_mul(g[k].div, ext, &pad[g[k].dim]))
+      return false;
+    if (!ly_mul(expect, ext, &expect))
+      return false;
+  }
+  return expect == t->alloc;
+}
+
+/* Nests that write zero over the padding: for each padded dim d, the boxes
+ * with dims before d in range, d in its padding, later dims anywhere. */
+static bool zero_nests(LycPlan *p, const Levels *lv, const int64_t *pad, int V) {
+  int dbytes = p->dbytes;
+  const LyTypeImpl *t = p->dst;
+  DimBoxes *db = ly_malloc(t->rank * sizeof *db);
+  if (!db)
+    return false;
+  bool ok = true;
+  for (int d = 0; d < t->rank && ok; d++) {
+    if (pad[d] == t->dims[d])
+      continue;
+    for (int e = 0; e < t->rank && ok; e++) {
+      int64_t a = e == d ? t->dims[e] : 0, b = e < d ? t->dims[e] : pad[e];
+      ok = range_boxes(&lv[e], a, b, &db[e]);
+      for (int k = 0; k < db[e].n; k++)
+        for (int l = 0; l < db[e].b[k].nloops; l++)
+          db[e].b[k].loops[l].ss = 0; /* nothing is read */
+    }
+    ok = ok && product_nests(db, t->rank, &p->zero, &p->nzero, V, p->sbytes, dbytes, 0, 0); /* base 0: padded_dense */
+  }
+  ly_free(db);
+  return ok;
+}
+
+/* --- Padding written by the transposes ------------------------------------- */
+
+/* The destination positions a nest's loops reach, as a canonical list:
+ * loops fused on their destination strides, then sorted. */
+static int dst_positions(const LycLoop *in, int n, LycLoop *out) {
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (in[i].n > 1)
+      out[m++] = (LycLoop){in[i].n, 0, in[i].ds};
+  LycNest tmp = {.nloops = m};
+  memcpy(tmp.loops, out, m * sizeof *out);
+  fuse_loops(&tmp);
+  qsort(tmp.loops, tmp.nloops, sizeof *tmp.loops, loop_order);
+  memcpy(out, tmp.loops, tmp.nloops * sizeof *out);
+  return tmp.nloops;
+}
+
+/* A zero nest that fills, at every Y position of a transpose with fewer X
+ * rows than the vector, exactly the destination elements right after them
+ * (the tail of a padded block: C = 3 in nChw16c) is folded into the
+ * transpose, which then writes whole blocks once instead of twice. */
+static void fold_padding(LycPlan *p) {
+  for (int z = 0; z < p->nzero; z++) {
+    LycNest *Z = &p->zero[z];
+    if (!Z->nloops || Z->loops[Z->nloops - 1].ds != 1)
+      continue;
+    const LycLoop *zin = &Z->loops[Z->nloops - 1];
+    LycLoop zp[LYC_MAX_LOOPS], cp[LYC_MAX_LOOPS];
+    int nz = dst_positions(Z->loops, Z->nloops - 1, zp);
+    for (int c = 0; c < p->nnests; c++) {
+      LycNest *C = &p->nests[c];
+      if (C->inner != LYC_INNER_ZIP || C->xpad)
+        continue;
+      const LycLoop *X = &C->loops[C->nloops - 1];
+      if (X->n >= p->vlen || X->n + zin->n > p->vlen || Z->dst_base != C->dst_base + X->n)
+        continue;
+      int nc = dst_positions(C->loops, C->nloops - 1, cp);
+      if (nc != nz || memcmp(cp, zp, nc * sizeof *cp))
+        continue;
+      C->xpad = (int)zin->n;
+      C->aligned = zip_aligned(C, p->vlen, p->dbytes);
+      p->zero[z--] = p->zero[--p->nzero];
+      break;
+    }
+  }
+}
+
+/* --- Entry ----------------------------------------------------------------- */
+
+static bool plan_nests(LycPlan *p, int V) {
+  const LyTypeImpl *s = p->src, *t = p->dst;
+  Levels *lv = ly_malloc(t->rank * sizeof *lv);
+  DimBoxes *db = ly_malloc(t->rank * sizeof *db);
+  bool ok = lv && db;
+  for (int d = 0; d < t->rank && ok; d++)
+    ok = dim_levels(s, t, d, &lv[d]) && range_boxes(&lv[d], 0, t->dims[d], &db[d]);
+  if (ok && !product_nests(db, t->rank, &p->nests, &p->nnests, V, p->sbytes, p->dbytes, s->base, t->base))
+    ok = false;
+  int64_t pad[LY_MAX_RANK];
+  if (ok && padded_dense(t, pad)) {
+    ok = zero_nests(p, lv, pad, V);
+    if (ok)
+      fold_padding(p);
+  } else if (ok) {
+    int64_t numel = 1;
+    for (int d = 0; d < t->rank; d++)
+      numel *= t->dims[d];
+    p->memset_dst = numel < t->alloc;
+  }
+  ly_free(lv);
+  ly_free(db);
+  return ok;
+}
+
+static void plan_reset(LycPlan *p) {
+  ly_free(p->nests);
+  ly_free(p->zero);
+  p->nests = p->zero = NULL;
+  p->nnests = p->nzero = 0;
+  p->memset_dst = false;
+}
+
+bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const LycTarget *tgt) {
+  memset(p, 0, sizeof *p);
+  p->src = src, p->dst = dst;
+  p->sbytes = lyElemGetBits(src->elem) / 8;
+  p->dbytes = lyElemGetBits(dst->elem) / 8;
+  LY_ASSERT(p->sbytes > 0 && p->dbytes > 0);
+  int widest = p->sbytes > p->dbytes ? p->sbytes : p->dbytes;
+  p->vlen = tgt->vector_bytes / widest;
+  if (p->vlen > 32)
+    p->vlen = 32; /* bytes: 32-wide tiles already fill a register */
+  int64_t numel = 1;
+  for (int d = 0; d < dst->rank; d++)
+    numel *= dst->dims[d];
+  if (numel == 0) { /* nothing to copy: all of dst is padding */
+    p->kind = LYC_PLAN_NESTS;
+    p->memset_dst = dst->alloc > 0;
+    return true;
+  }
+  if (!has_general(src) && !has_general(dst)) {
+    p->kind = LYC_PLAN_NESTS;
+    if (plan_nests(p, p->vlen)) {
+      /* Past the cache, stores that skip it save the read of each line they
+       * fill; only the aligned transposes use them (memcpy decides alone). */
+      int64_t bytes = src->alloc * p->sbytes + dst->alloc * p->dbytes;
+      for (int i = 0; i < p->nnests; i++)
+        p->nt = p->nt || (p->nests[i].inner == LYC_INNER_ZIP && p->nests[i].aligned);
+      p->nt = p->nt && bytes > tgt->nt_threshold;
+      return true;
+    }
+    plan_reset(p); /* too many boxes or levels: fall back */
+  }
+  p->kind = LYC_PLAN_ELEMENTWISE;
+  p->memset_dst = numel < dst->alloc;
+  return true;
+}
+
+void lyc_plan_free(LycPlan *p) { plan_reset(p); }
+
+static void print_nest(const LycNest *x, const char *what, int i, LyBuf *out) {
+  ly_buf_printf(out, "%s %d: src+%lld dst+%lld", what, i, (long long)x->src_base, (long long)x->dst_base);
+  for (int l = 0; l < x->nloops; l++)
+    ly_buf_printf(out, " (%lld: %lld, %lld)", (long long)x->loops[l].n, (long long)x->loops[l].ss,
+                  (long long)x->loops[l].ds);
+  static const char *inner[] = {"scalar", "contig", "zip"};
+  ly_buf_printf(out, " %s", inner[x->inner]);
+  if (x->inner == LYC_INNER_ZIP)
+    ly_buf_printf(out, " y=%d%s", x->ny, x->aligned ? " aligned" : "");
+  if (x->xsuper)
+    ly_buf_printf(out, " xsuper=%lld", (long long)x->xsuper);
+  if (x->ym > 1)
+    ly_buf_printf(out, " ym=%d", x->ym);
+  if (x->xpad)
+    ly_buf_printf(out, " xpad=%d", x->xpad);
+  if (x->prefetch)
+    ly_buf_printf(out, " prefetch=%d", x->prefetch);
+  ly_buf_puts(out, "\n");
+}
+
+void lyc_plan_print(const LycPlan *p, LyBuf *out) {
+  if (p->kind == LYC_PLAN_ELEMENTWISE)
+    ly_buf_puts(out, "elementwise\n");
+  if (p->memset_dst)
+    ly_buf_puts(out, "memset dst\n");
+  if (p->kind == LYC_PLAN_NESTS && p->nnests)
+    ly_buf_printf(out, "vector %d%s\n", p->vlen, p->nt ? ", non-temporal stores when dst is 64-byte aligned" : "");
+  for (int i = 0; i < p->nnests; i++)
+    print_nest(&p->nests[i], "copy", i, out);
+  for (int i = 0; i < p->nzero; i++)
+    print_nest(&p->zero[i], "zero", i, out);
+}

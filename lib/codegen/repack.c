@@ -1,0 +1,647 @@
+/* codegen/repack: LLVM IR for a repack kernel from a plan (see plan.c).
+ *
+ *   void @ly_repack(ptr noalias src, ptr noalias dst, i64 thread, i64 nthreads)
+ *
+ * Each nest's outermost loop is split evenly between threads. Inner forms:
+ * a contiguous run is a memcpy (same element type) or a loop LLVM
+ * vectorises; a transpose is a register "zip": x rows of V source elements
+ * are loaded as vectors and interleaved with log2(x) stages of shuffles so
+ * that each result vector is x destination-contiguous elements of V/x
+ * source positions (x = V is the full V-by-V transpose). */
+#include "codegen/codegen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  LycIR ir;
+  const LycPlan *p;
+  LLVMValueRef src, dst, tid, nth;
+  LLVMTypeRef st, dt; /* element storage types: iN */
+  bool nt;            /* non-temporal stores in aligned transposes */
+} Gen;
+
+static LLVMTypeRef vec(LLVMTypeRef t, int n) { return n ? LLVMVectorType(t, (unsigned)n) : t; }
+
+static LLVMValueRef splat32(Gen *g, uint32_t v, int n) {
+  LLVMValueRef k = LLVMConstInt(g->ir.i32, v, 0);
+  if (!n)
+    return k;
+  LLVMValueRef ks[64];
+  for (int i = 0; i < n; i++)
+    ks[i] = k;
+  return LLVMConstVector(ks, (unsigned)n);
+}
+
+/* ===== Element conversion ====================================================== */
+
+/* f32 bits to bf16 bits as oneDNN does it: round to nearest even, NaN kept
+ * quiet, subnormal inputs flushed to a signed zero. Integer arithmetic so it
+ * does not depend on how the target lowers fptrunc to bfloat. */
+static LLVMValueRef f32_to_bf16(Gen *g, LLVMValueRef f, int n) {
+  LLVMBuilderRef b = g->ir.b;
+  LLVMValueRef bits = LLVMBuildBitCast(b, f, vec(g->ir.i32, n), "bits");
+  LLVMValueRef hi = LLVMBuildLShr(b, bits, splat32(g, 16, n), "hi");
+  LLVMValueRef lsb = LLVMBuildAnd(b, hi, splat32(g, 1, n), "lsb");
+  LLVMValueRef bias = LLVMBuildAdd(b, lsb, splat32(g, 0x7fff, n), "bias");
+  LLVMValueRef rne = LLVMBuildLShr(b, LLVMBuildAdd(b, bits, bias, ""), splat32(g, 16, n), "rne");
+  LLVMValueRef mag = LLVMBuildAnd(b, bits, splat32(g, 0x7fffffff, n), "mag");
+  LLVMValueRef isnan = LLVMBuildICmp(b, LLVMIntUGT, mag, splat32(g, 0x7f800000, n), "isnan");
+  LLVMValueRef expo = LLVMBuildAnd(b, bits, splat32(g, 0x7f800000, n), "exp");
+  LLVMValueRef tiny = LLVMBuildICmp(b, LLVMIntEQ, expo, splat32(g, 0, n), "tiny");
+  LLVMValueRef qnan = LLVMBuildOr(b, hi, splat32(g, 0x40, n), "qnan");
+  LLVMValueRef zero = LLVMBuildAnd(b, hi, splat32(g, 0x8000, n), "szero");
+  LLVMValueRef r = LLVMBuildSelect(b, tiny, zero, rne, "");
+  r = LLVMBuildSelect(b, isnan, qnan, r, "");
+  return LLVMBuildTrunc(b, r, vec(g->ir.i16, n), "bf16");
+}
+
+/* Source bits to an LLVM float value (float or double) or half. */
+static LLVMValueRef float_in(Gen *g, LyElem e, LLVMValueRef v, int n) {
+  LLVMBuilderRef b = g->ir.b;
+  switch (e) {
+  case LY_ELEM_F16: return LLVMBuildBitCast(b, v, vec(g->ir.f16, n), "h");
+  case LY_ELEM_BF16: { /* exact: bf16 is the top half of an f32 */
+    LLVMValueRef w = LLVMBuildZExt(b, v, vec(g->ir.i32, n), "");
+    return LLVMBuildBitCast(b, LLVMBuildShl(b, w, splat32(g, 16, n), ""), vec(g->ir.f32, n), "f");
+  }
+  case LY_ELEM_F32: return LLVMBuildBitCast(b, v, vec(g->ir.f32, n), "f");
+  case LY_ELEM_F64: return LLVMBuildBitCast(b, v, vec(g->ir.f64, n), "d");
+  default: LY_ASSERT(!"not a float");
+  }
+}
+
+static LLVMValueRef to_fp(Gen *g, LLVMValueRef v, LLVMTypeRef t, int n) {
+  LLVMTypeRef from = LLVMTypeOf(v), want = vec(t, n);
+  if (from == want)
+    return v;
+  LLVMTypeRef fs = n ? LLVMGetElementType(from) : from;
+  unsigned fw = fs == g->ir.f16 ? 16 : fs == g->ir.f32 ? 32 : 64, tw = t == g->ir.f16 ? 16 : t == g->ir.f32 ? 32 : 64;
+  if (fw == 16 && tw == 64) /* half to double through float: exact */
+    v = LLVMBuildFPExt(g->ir.b, v, vec(g->ir.f32, n), "");
+  return tw > fw ? LLVMBuildFPExt(g->ir.b, v, want, "") : LLVMBuildFPTrunc(g->ir.b, v, want, "");
+}
+
+/* Converts src-element bits (iN or <n x iN>) to dst-element bits. */
+static LLVMValueRef convert(Gen *g, LLVMValueRef v, int n) {
+  LyElem f = g->p->src->elem, t = g->p->dst->elem;
+  LLVMBuilderRef b = g->ir.b;
+  if (f == t)
+    return v;
+  bool fi = f <= LY_ELEM_I64, ti = t <= LY_ELEM_I64;
+  LY_ASSERT(fi == ti && lyc_jit_converts(f, t));
+  if (fi)
+    return g->p->dbytes > g->p->sbytes ? LLVMBuildSExt(b, v, vec(g->dt, n), "") : LLVMBuildTrunc(b, v, vec(g->dt, n), "");
+  LLVMValueRef x = float_in(g, f, v, n);
+  switch (t) {
+  case LY_ELEM_BF16: return f32_to_bf16(g, to_fp(g, x, g->ir.f32, n), n);
+  case LY_ELEM_F16: return LLVMBuildBitCast(b, to_fp(g, x, g->ir.f16, n), vec(g->ir.i16, n), "");
+  case LY_ELEM_F32: return LLVMBuildBitCast(b, to_fp(g, x, g->ir.f32, n), vec(g->ir.i32, n), "");
+  case LY_ELEM_F64: return LLVMBuildBitCast(b, to_fp(g, x, g->ir.f64, n), vec(g->ir.i64, n), "");
+  default: LY_ASSERT(!"not a float");
+  }
+}
+
+/* ===== Memory access ============================================================ */
+
+static LLVMValueRef at(Gen *g, LLVMValueRef base, LLVMValueRef elem_off, int bytes) {
+  LLVMValueRef off = lyc_mul_const(&g->ir, elem_off, bytes, "");
+  return LLVMBuildGEP2(g->ir.b, g->ir.i8, base, &off, 1, "");
+}
+
+static LLVMValueRef load(Gen *g, LLVMTypeRef t, LLVMValueRef ptr) {
+  LLVMValueRef v = LLVMBuildLoad2(g->ir.b, t, ptr, "");
+  LLVMSetAlignment(v, 1); /* callers' buffers need no alignment */
+  return v;
+}
+
+static void store(Gen *g, LLVMValueRef v, LLVMValueRef ptr) { LLVMSetAlignment(LLVMBuildStore(g->ir.b, v, ptr), 1); }
+
+/* A store that bypasses the cache; ptr is aligned to the value's size. */
+static void store_nt(Gen *g, LLVMValueRef v, LLVMValueRef ptr, unsigned bytes) {
+  LLVMValueRef s = LLVMBuildStore(g->ir.b, v, ptr);
+  LLVMSetAlignment(s, bytes);
+  LLVMMetadataRef one = LLVMValueAsMetadata(LLVMConstInt(g->ir.i32, 1, 0));
+  LLVMSetMetadata(s, LLVMGetMDKindIDInContext(g->ir.c, "nontemporal", 11),
+                  LLVMMetadataAsValue(g->ir.c, LLVMMDNodeInContext2(g->ir.c, &one, 1)));
+}
+
+static bool is_zero(LLVMValueRef v) { return LLVMIsAConstantInt(v) && LLVMConstIntGetSExtValue(v) == 0; }
+
+static LLVMValueRef add(Gen *g, LLVMValueRef a, LLVMValueRef b) {
+  if (is_zero(b))
+    return a;
+  if (is_zero(a))
+    return b;
+  return LLVMBuildNSWAdd(g->ir.b, a, b, ""); /* terms of negative strides are negative */
+}
+
+/* off + iv * stride */
+static LLVMValueRef step(Gen *g, LLVMValueRef off, LLVMValueRef iv, int64_t stride) {
+  return stride ? add(g, off, lyc_mul_const(&g->ir, iv, stride, "")) : off;
+}
+
+static void copy_one(Gen *g, LLVMValueRef so, LLVMValueRef dof) {
+  LLVMValueRef v = load(g, g->st, at(g, g->src, so, g->p->sbytes));
+  store(g, convert(g, v, 0), at(g, g->dst, dof, g->p->dbytes));
+}
+
+/* ===== Loops and thread split ==================================================== */
+
+/* [0, n), or this thread's share of it when split: [n*t/T, n*(t+1)/T). */
+static void range(Gen *g, int64_t n, bool split, LLVMValueRef *lo, LLVMValueRef *hi) {
+  *lo = lyc_i64(&g->ir, 0), *hi = lyc_i64(&g->ir, n);
+  if (!split)
+    return;
+  LLVMBuilderRef b = g->ir.b;
+  LLVMValueRef t1 = LLVMBuildAdd(b, g->tid, lyc_i64(&g->ir, 1), "");
+  *lo = LLVMBuildUDiv(b, LLVMBuildMul(b, *hi, g->tid, ""), g->nth, "lo");
+  *hi = LLVMBuildUDiv(b, LLVMBuildMul(b, *hi, t1, ""), g->nth, "hi");
+}
+
+static LLVMValueRef open_loop(Gen *g, LycLoopIR *l, int64_t n, bool split, const char *name) {
+  LLVMValueRef lo, hi;
+  range(g, n, split, &lo, &hi);
+  return lyc_loop_begin(&g->ir, l, lo, hi, name);
+}
+
+/* Runs what follows only on thread 0 (a nest with no loop to split). */
+static LLVMBasicBlockRef only_thread0(Gen *g) {
+  LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(g->ir.c, g->ir.fn, "t0");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->ir.c, g->ir.fn, "t0.done");
+  LLVMValueRef is0 = LLVMBuildICmp(g->ir.b, LLVMIntEQ, g->tid, lyc_i64(&g->ir, 0), "");
+  LLVMBuildCondBr(g->ir.b, is0, run, done);
+  LLVMPositionBuilderAtEnd(g->ir.b, run);
+  return done;
+}
+
+/* ===== Inner forms =============================================================== */
+
+static void inner_contig(Gen *g, const LycLoop *x, LLVMValueRef so, LLVMValueRef dof, bool split) {
+  if (g->p->src->elem == g->p->dst->elem) { /* one memcpy of this thread's share */
+    LLVMValueRef lo, hi;
+    range(g, x->n, split, &lo, &hi);
+    LLVMValueRef len = lyc_mul_const(&g->ir, LLVMBuildSub(g->ir.b, hi, lo, ""), g->p->sbytes, "len");
+    LLVMBuildMemCpy(g->ir.b, at(g, g->dst, add(g, dof, lo), g->p->dbytes), 1, at(g, g->src, add(g, so, lo), g->p->sbytes),
+                    1, len);
+    return;
+  }
+  LycLoopIR l;
+  LLVMValueRef i = open_loop(g, &l, x->n, split, "c");
+  copy_one(g, add(g, so, i), add(g, dof, i));
+  lyc_loop_end(&g->ir, &l);
+}
+
+/* Shuffle mask picking, from the concatenation of two V-vectors, the
+ * interleave of their halves (hi: second halves). */
+static LLVMValueRef zip_mask(Gen *g, int V, bool hi) {
+  LLVMValueRef m[64];
+  for (int j = 0; j < V; j++) {
+    int src = (hi ? V / 2 : 0) + j / 2 + (j & 1 ? V : 0);
+    m[j] = LLVMConstInt(g->ir.i32, (unsigned)src, 0);
+  }
+  return LLVMConstVector(m, (unsigned)V);
+}
+
+/* Interleaves x vectors (x a power of two <= V): afterwards v[k] holds
+ * elements [k*V, (k+1)*V) of v0[0] v1[0] .. v{x-1}[0] v0[1] ... */
+static void zip(Gen *g, LLVMValueRef *v, int x, int V) {
+  LLVMValueRef lo = zip_mask(g, V, false), hi = zip_mask(g, V, true), t[64];
+  for (int stage = 1; stage < x; stage *= 2) {
+    for (int i = 0; i < x / 2; i++) {
+      t[2 * i] = LLVMBuildShuffleVector(g->ir.b, v[i], v[i + x / 2], lo, "zlo");
+      t[2 * i + 1] = LLVMBuildShuffleVector(g->ir.b, v[i], v[i + x / 2], hi, "zhi");
+    }
+    memcpy(v, t, x * sizeof *v);
+  }
+}
+
+/* Destination offset of position y of the Y group (the ny loops before X,
+ * outermost in source order first; the innermost has source stride 1). */
+static LLVMValueRef y_dst_offset(Gen *g, const LycNest *x, LLVMValueRef y) {
+  int first = x->nloops - 1 - x->ny, last = x->nloops - 2;
+  LLVMValueRef off = lyc_i64(&g->ir, 0);
+  for (int i = last; i >= first; i--) {
+    const LycLoop *l = &x->loops[i];
+    LLVMValueRef digit = i == first ? y : lyc_rem_const(&g->ir, y, l->n, "ydig");
+    off = step(g, off, digit, l->ds);
+    if (i != first)
+      y = lyc_div_const(&g->ir, y, l->n, "yq");
+  }
+  return off;
+}
+
+/* A tile: `rows` real X rows (the rest of the xt, a power of two <= V, are
+ * zero) by `yv` valid Y positions out of V; `width` elements are stored per
+ * Y position: the rows, then destination padding (zero rows) up to width. */
+typedef struct {
+  int xt, rows, yv, width;
+} Tile;
+
+static LLVMValueRef lane_mask(Gen *g, int n, int valid) {
+  LLVMValueRef m[64];
+  for (int i = 0; i < n; i++)
+    m[i] = LLVMConstInt(g->ir.i1, i < valid, 0);
+  return LLVMConstVector(m, (unsigned)n);
+}
+
+/* Loads or stores only the first `valid` lanes: the rest may lie past the
+ * end of the buffer (masked lanes never fault). */
+static LLVMValueRef masked_load(Gen *g, LLVMTypeRef vt, LLVMValueRef ptr, int n, int valid) {
+  LLVMTypeRef tys[] = {vt, g->ir.ptr};
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->ir.m, LLVMLookupIntrinsicID("llvm.masked.load", 16), tys, 2);
+  LLVMValueRef args[] = {ptr, LLVMConstInt(g->ir.i32, 1, 0), lane_mask(g, n, valid), LLVMConstNull(vt)};
+  return LLVMBuildCall2(g->ir.b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
+}
+
+static void masked_store(Gen *g, LLVMValueRef v, LLVMValueRef ptr, int n, int valid) {
+  LLVMTypeRef tys[] = {LLVMTypeOf(v), g->ir.ptr};
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->ir.m, LLVMLookupIntrinsicID("llvm.masked.store", 17), tys, 2);
+  LLVMValueRef args[] = {v, ptr, LLVMConstInt(g->ir.i32, 1, 0), lane_mask(g, n, valid)};
+  LLVMBuildCall2(g->ir.b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
+}
+
+/* Packed vector j of a tile whose destination run is contiguous across Y
+ * (rows elements per position): element e of the run is row e % rows of
+ * position e / rows, found in zip result (y / per) at lane (y % per)*xt + row.
+ * With rows > xt/2 one packed vector draws on at most three results. */
+static LLVMValueRef packed_vector(Gen *g, LLVMValueRef *out, int nout, Tile t, int V, int j) {
+  int per = V / t.xt, total = t.yv * t.width, kmin = (j * V / t.width) / per;
+  LLVMValueRef src[4], m[64];
+  for (int i = 0; i < 4; i++)
+    src[i] = kmin + i < nout ? out[kmin + i] : LLVMGetUndef(LLVMTypeOf(out[0]));
+  for (int l = 0; l < V; l++) {
+    int e = j * V + l, y = e / t.width, k = y / per;
+    bool ok = e < total && k - kmin < 4;
+    LY_ASSERT(e >= total || ok);
+    m[l] = ok ? LLVMConstInt(g->ir.i32, (unsigned)((k - kmin) * V + (y % per) * t.xt + e % t.width), 0)
+              : LLVMGetUndef(g->ir.i32);
+  }
+  LLVMValueRef lo[64], hi[64];
+  for (int l = 0; l < 2 * V; l++)
+    lo[l] = LLVMConstInt(g->ir.i32, (unsigned)l, 0), hi[l] = lo[l];
+  LLVMValueRef cat = LLVMConstVector(lo, (unsigned)(2 * V));
+  LLVMValueRef a = LLVMBuildShuffleVector(g->ir.b, src[0], src[1], cat, "cat");
+  LLVMValueRef b = LLVMBuildShuffleVector(g->ir.b, src[2], src[3], LLVMConstVector(hi, (unsigned)(2 * V)), "cat");
+  return LLVMBuildShuffleVector(g->ir.b, a, b, LLVMConstVector(m, (unsigned)V), "packed");
+}
+
+/* Stores the tile when its destination run is contiguous across Y. */
+static void store_packed(Gen *g, const LycNest *x, LLVMValueRef *out, Tile t, LLVMValueRef dof, bool full) {
+  int V = g->p->vlen, total = t.yv * t.width;
+  for (int j = 0; j * V < total; j++) {
+    LLVMValueRef v = t.width == t.xt ? out[j] : packed_vector(g, out, t.xt, t, V, j);
+    LLVMValueRef ptr = at(g, g->dst, add(g, dof, lyc_i64(&g->ir, (int64_t)j * V)), g->p->dbytes);
+    int count = total - j * V < V ? total - j * V : V;
+    if (count < V)
+      masked_store(g, v, ptr, V, count);
+    else if (full && g->nt && x->aligned)
+      store_nt(g, v, ptr, (unsigned)(V * g->p->dbytes));
+    else
+      store(g, v, ptr);
+  }
+}
+
+/* Stores the tile one Y position at a time (width elements each). */
+static void store_pieces(Gen *g, const LycNest *x, LLVMValueRef *out, Tile t, LLVMValueRef dof, LLVMValueRef y0,
+                         bool full) {
+  const LycLoop *Yin = &x->loops[x->nloops - 2];
+  int V = g->p->vlen, per = V / t.xt;
+  for (int y = 0; y < t.yv; y++) {
+    LLVMValueRef piece = out[y / per], m[64];
+    if (t.width < V) {
+      for (int e = 0; e < t.width; e++)
+        m[e] = LLVMConstInt(g->ir.i32, (unsigned)((y % per) * t.xt + e), 0);
+      piece = LLVMBuildShuffleVector(g->ir.b, piece, LLVMGetUndef(LLVMTypeOf(piece)), LLVMConstVector(m, (unsigned)t.width),
+                                     "piece");
+    }
+    LLVMValueRef yoff = x->ny == 1 ? lyc_i64(&g->ir, y * Yin->ds) : y_dst_offset(g, x, add(g, y0, lyc_i64(&g->ir, y)));
+    LLVMValueRef ptr = at(g, g->dst, add(g, dof, yoff), g->p->dbytes);
+    if (full && g->nt && x->aligned)
+      store_nt(g, piece, ptr, (unsigned)(t.width * g->p->dbytes));
+    else
+      store(g, piece, ptr);
+  }
+}
+
+/* A read prefetch into all cache levels, `ahead` bytes past ptr (prefetches
+ * never fault, even past the end of the buffer). */
+static void prefetch(Gen *g, LLVMValueRef ptr, int ahead) {
+  LLVMTypeRef tys[] = {g->ir.ptr};
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->ir.m, LLVMLookupIntrinsicID("llvm.prefetch", 13), tys, 1);
+  LLVMValueRef off = lyc_i64(&g->ir, ahead);
+  LLVMValueRef args[] = {LLVMBuildGEP2(g->ir.b, g->ir.i8, ptr, &off, 1, "ahead"), LLVMConstInt(g->ir.i32, 0, 0),
+                         LLVMConstInt(g->ir.i32, 3, 0), LLVMConstInt(g->ir.i32, 1, 0)};
+  LLVMBuildCall2(g->ir.b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
+}
+
+/* A tile whose source rows follow each other (X stride = the Y length, at
+ * most 4: nhwc with 3 channels) is one contiguous run of yv*V elements:
+ * load it as yv vectors and pick each Y position's V elements out of them
+ * (lane e of the run is row e / yv, position e % yv), instead of yv masked
+ * loads per row. Each result is V destination-contiguous elements. */
+static void deinterleave_tile(Gen *g, const LycNest *x, int yv, LLVMValueRef so, LLVMValueRef dof) {
+  const LycLoop *Yin = &x->loops[x->nloops - 2];
+  int V = g->p->vlen;
+  LLVMTypeRef vt = vec(g->st, V);
+  LLVMValueRef v[4], idx[64], m[64];
+  for (int j = 0; j < 4; j++)
+    v[j] = j < yv ? load(g, vt, at(g, g->src, add(g, so, lyc_i64(&g->ir, (int64_t)j * V)), g->p->sbytes))
+                  : LLVMGetUndef(vt);
+  for (int l = 0; l < 2 * V; l++)
+    idx[l] = LLVMConstInt(g->ir.i32, (unsigned)l, 0);
+  LLVMValueRef cat = LLVMConstVector(idx, (unsigned)(2 * V));
+  LLVMValueRef a = LLVMBuildShuffleVector(g->ir.b, v[0], v[1], cat, "cat");
+  LLVMValueRef b = LLVMBuildShuffleVector(g->ir.b, v[2], v[3], cat, "cat");
+  for (int y = 0; y < yv; y++) {
+    for (int l = 0; l < V; l++)
+      m[l] = LLVMConstInt(g->ir.i32, (unsigned)(l * yv + y), 0);
+    LLVMValueRef out = convert(g, LLVMBuildShuffleVector(g->ir.b, a, b, LLVMConstVector(m, (unsigned)V), "deint"), V);
+    store(g, out, at(g, g->dst, add(g, dof, lyc_i64(&g->ir, y * Yin->ds)), g->p->dbytes));
+  }
+}
+
+/* One tile: X rows x0.. (so, dof include them), Y positions y0... */
+static void zip_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef dof, LLVMValueRef y0) {
+  const LycLoop *X = &x->loops[x->nloops - 1], *Yin = &x->loops[x->nloops - 2];
+  int V = g->p->vlen;
+  if (x->ny == 1 && t.rows == V && t.yv == Yin->n && t.yv <= 4 && X->ss == Yin->n) {
+    deinterleave_tile(g, x, t.yv, so, dof);
+    return;
+  }
+  bool narrow_first = g->p->dbytes < g->p->sbytes; /* shuffle the narrower elements */
+  LLVMTypeRef vt = vec(g->st, V);
+  LLVMValueRef v[64];
+  for (int r = 0; r < t.xt; r++) {
+    if (r >= t.rows)
+      v[r] = LLVMConstNull(vt); /* padding rows: zero, and never stored */
+    else {
+      LLVMValueRef ptr = at(g, g->src, add(g, so, lyc_i64(&g->ir, r * X->ss)), g->p->sbytes);
+      if (x->prefetch && t.yv == V)
+        prefetch(g, ptr, x->prefetch);
+      v[r] = t.yv == V ? load(g, vt, ptr) : masked_load(g, vt, ptr, V, t.yv);
+    }
+    if (narrow_first)
+      v[r] = convert(g, v[r], V);
+  }
+  zip(g, v, t.xt, V);
+  for (int k = 0; k < t.xt && !narrow_first; k++)
+    v[k] = convert(g, v[k], V);
+  /* Full tiles are the ones zip_aligned() judged for non-temporal stores. */
+  bool full = t.yv == V && t.width == (X->n < V ? X->n + x->xpad : V);
+  if (x->ny == 1 && Yin->ds == t.width)
+    store_packed(g, x, v, t, dof, full);
+  else
+    store_pieces(g, x, v, t, dof, y0, full);
+}
+
+static int pow2_ceil(int v) {
+  int p = 1;
+  while (p < v)
+    p *= 2;
+  return p;
+}
+
+/* A tile for each of the ym consecutive V-wide Y blocks from y0 (rows
+ * x0.. already in so and dof): one source row's blocks back to back. */
+static void y_run(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef so, LLVMValueRef dof, LLVMValueRef y0) {
+  const LycLoop *Yin = &x->loops[x->nloops - 2];
+  int V = g->p->vlen;
+  LycLoopIR l;
+  LLVMValueRef m = ym > 1 ? lyc_loop_begin(&g->ir, &l, lyc_i64(&g->ir, 0), lyc_i64(&g->ir, ym), "ym") : NULL;
+  LLVMValueRef y = m ? add(g, y0, lyc_mul_const(&g->ir, m, V, "")) : y0;
+  zip_tile(g, x, t, add(g, so, y), x->ny == 1 ? step(g, dof, y, Yin->ds) : dof, y);
+  if (m)
+    lyc_loop_end(&g->ir, &l);
+}
+
+/* The X rows of the Y blocks at y0: chunks of V rows, then the tail rows
+ * (with the destination padding that follows them, xpad). */
+static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVMValueRef so, LLVMValueRef dof,
+                   LLVMValueRef y0) {
+  const LycLoop *X = &x->loops[x->nloops - 1];
+  int V = g->p->vlen, tail = (int)(nrows % V);
+  if (nrows >= V) {
+    LycLoopIR l;
+    LLVMValueRef xc = nrows >= 2 * V ? lyc_loop_begin(&g->ir, &l, lyc_i64(&g->ir, 0), lyc_i64(&g->ir, nrows / V), "xc") : NULL;
+    LLVMValueRef x0 = xc ? lyc_mul_const(&g->ir, xc, V, "x0") : lyc_i64(&g->ir, 0);
+    y_run(g, x, (Tile){V, V, yv, V}, ym, step(g, so, x0, X->ss), add(g, dof, x0), y0);
+    if (xc)
+      lyc_loop_end(&g->ir, &l);
+  }
+  if (tail) {
+    int64_t x0 = nrows - tail;
+    int width = tail + x->xpad;
+    y_run(g, x, (Tile){pow2_ceil(width), tail, yv, width}, ym, add(g, so, lyc_i64(&g->ir, x0 * X->ss)),
+          add(g, dof, lyc_i64(&g->ir, x0)), y0);
+  }
+}
+
+/* Y blocks of V (in runs of ym per X chunk, see y_multiple), then the
+ * partial Y block, each over all X rows; with super-blocks of X outermost.
+ * The first loop opened takes the thread split; work after it (the partial
+ * Y block) then runs on thread 0 only. */
+static void inner_zip(Gen *g, const LycNest *x, LLVMValueRef so, LLVMValueRef dof, bool split) {
+  const LycLoop *X = &x->loops[x->nloops - 1];
+  int V = g->p->vlen, ym = x->ym > 1 ? x->ym : 1;
+  int64_t ytotal = 1, nrows = x->xsuper ? x->xsuper : X->n;
+  for (int i = x->nloops - 1 - x->ny; i < x->nloops - 1; i++)
+    ytotal *= x->loops[i].n;
+  int64_t nblocks = ytotal / V;
+  int ytail = (int)(ytotal % V);
+  LycLoopIR sl, yl;
+  if (x->xsuper) {
+    LLVMValueRef xs = open_loop(g, &sl, X->n / x->xsuper, split, "xs");
+    LLVMValueRef x0 = lyc_mul_const(&g->ir, xs, x->xsuper, "xs0");
+    so = step(g, so, x0, X->ss);
+    dof = add(g, dof, x0);
+    split = false;
+  }
+  if (nblocks) {
+    LLVMValueRef yb = open_loop(g, &yl, nblocks / ym, split, "yb");
+    x_rows(g, x, nrows, V, ym, so, dof, lyc_mul_const(&g->ir, yb, (int64_t)V * ym, "y0"));
+    lyc_loop_end(&g->ir, &yl);
+  }
+  if (ytail) {
+    LLVMBasicBlockRef done = split ? only_thread0(g) : NULL;
+    x_rows(g, x, nrows, ytail, 1, so, dof, lyc_i64(&g->ir, nblocks * V));
+    if (done) {
+      LLVMBuildBr(g->ir.b, done);
+      LLVMPositionBuilderAtEnd(g->ir.b, done);
+    }
+  }
+  if (x->xsuper)
+    lyc_loop_end(&g->ir, &sl);
+}
+
+/* ===== Nests ======================================================================= */
+
+static void zero_inner(Gen *g, const LycLoop *l, LLVMValueRef dof, bool split) {
+  if (l && l->ds == 1) { /* one memset of this thread's share */
+    LLVMValueRef lo, hi;
+    range(g, l->n, split, &lo, &hi);
+    LLVMValueRef len = lyc_mul_const(&g->ir, LLVMBuildSub(g->ir.b, hi, lo, ""), g->p->dbytes, "len");
+    LLVMBuildMemSet(g->ir.b, at(g, g->dst, add(g, dof, lo), g->p->dbytes), LLVMConstInt(g->ir.i8, 0, 0), len, 1);
+    return;
+  }
+  LycLoopIR lp;
+  LLVMValueRef i = l ? open_loop(g, &lp, l->n, split, "z") : NULL;
+  store(g, LLVMConstInt(g->dt, 0, 0), at(g, g->dst, i ? step(g, dof, i, l->ds) : dof, g->p->dbytes));
+  if (l)
+    lyc_loop_end(&g->ir, &lp);
+}
+
+/* Emits loops[lv..] of a nest; `split` marks the loop that threads share. */
+static void emit_loops(Gen *g, const LycNest *x, bool zero, int lv, LLVMValueRef so, LLVMValueRef dof, bool split) {
+  int inner_from = x->inner == LYC_INNER_ZIP ? x->nloops - 1 - x->ny : x->nloops - 1;
+  if (lv >= inner_from) {
+    const LycLoop *last = x->nloops ? &x->loops[x->nloops - 1] : NULL;
+    if (zero)
+      zero_inner(g, last, dof, split);
+    else if (!last)
+      copy_one(g, so, dof);
+    else if (x->inner == LYC_INNER_ZIP)
+      inner_zip(g, x, so, dof, split);
+    else if (x->inner == LYC_INNER_CONTIG)
+      inner_contig(g, last, so, dof, split);
+    else {
+      LycLoopIR l;
+      LLVMValueRef i = open_loop(g, &l, last->n, split, "s");
+      copy_one(g, step(g, so, i, last->ss), step(g, dof, i, last->ds));
+      lyc_loop_end(&g->ir, &l);
+    }
+    return;
+  }
+  LycLoopIR l;
+  LLVMValueRef i = open_loop(g, &l, x->loops[lv].n, split, "l");
+  emit_loops(g, x, zero, lv + 1, step(g, so, i, x->loops[lv].ss), step(g, dof, i, x->loops[lv].ds), false);
+  lyc_loop_end(&g->ir, &l);
+}
+
+static void emit_nest(Gen *g, const LycNest *x, bool zero) {
+  LLVMValueRef so = lyc_i64(&g->ir, x->src_base), dof = lyc_i64(&g->ir, x->dst_base);
+  if (x->nloops == 0) {
+    LLVMBasicBlockRef done = only_thread0(g);
+    emit_loops(g, x, zero, 0, so, dof, false);
+    LLVMBuildBr(g->ir.b, done);
+    LLVMPositionBuilderAtEnd(g->ir.b, done);
+    return;
+  }
+  emit_loops(g, x, zero, 0, so, dof, true);
+}
+
+/* General digits: loop over the logical index, dim 0 split between threads,
+ * each offset computed from the digits (LLVM hoists what is invariant). */
+static void emit_elementwise(Gen *g) {
+  const LyTypeImpl *s = g->p->src, *t = g->p->dst;
+  LycLoopIR loops[LY_MAX_RANK];
+  LLVMValueRef idx[LY_MAX_RANK];
+  LLVMBasicBlockRef done = t->rank == 0 ? only_thread0(g) : NULL;
+  for (int d = 0; d < t->rank; d++)
+    idx[d] = open_loop(g, &loops[d], t->dims[d], d == 0, "i");
+  copy_one(g, lyc_emit_offset(&g->ir, s, idx), lyc_emit_offset(&g->ir, t, idx));
+  for (int d = t->rank - 1; d >= 0; d--)
+    lyc_loop_end(&g->ir, &loops[d]);
+  if (done) {
+    LLVMBuildBr(g->ir.b, done);
+    LLVMPositionBuilderAtEnd(g->ir.b, done);
+  }
+}
+
+static LLVMTypeRef int_type(LycIR *ir, int bytes) {
+  return bytes == 1 ? ir->i8 : bytes == 2 ? ir->i16 : bytes == 4 ? ir->i32 : ir->i64;
+}
+
+static void add_attr(LycIR *ir, LLVMValueRef fn, unsigned idx, const char *name) {
+  unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+  LLVMAddAttributeAtIndex(fn, idx, LLVMCreateEnumAttribute(ir->c, kind, 0));
+}
+
+/* i1 @<name>_needs_memset(): whether dst must be zeroed before the kernel. */
+static void emit_needs_memset(Gen *g, const char *name) {
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s_needs_memset", name);
+  lyc_ir_function(&g->ir, buf, g->ir.i1, NULL, 0);
+  LLVMBuildRet(g->ir.b, LLVMConstInt(g->ir.i1, g->p->memset_dst, 0));
+}
+
+LLVMValueRef lyc_emit_repack(LLVMModuleRef m, const LycPlan *p, const char *name, bool nt) {
+  Gen g = {.p = p, .nt = nt};
+  lyc_ir_init(&g.ir, m);
+  g.st = int_type(&g.ir, p->sbytes);
+  g.dt = int_type(&g.ir, p->dbytes);
+  LLVMTypeRef params[] = {g.ir.ptr, g.ir.ptr, g.ir.i64, g.ir.i64};
+  LLVMValueRef fn = lyc_ir_function(&g.ir, name, g.ir.vd, params, 4);
+  const char *names[] = {"src", "dst", "thread", "nthreads"};
+  for (int i = 0; i < 4; i++)
+    LLVMSetValueName2(LLVMGetParam(fn, (unsigned)i), names[i], strlen(names[i]));
+  add_attr(&g.ir, fn, 1, "noalias");
+  add_attr(&g.ir, fn, 2, "noalias");
+  add_attr(&g.ir, fn, LLVMAttributeFunctionIndex, "nounwind");
+  g.src = LLVMGetParam(fn, 0), g.dst = LLVMGetParam(fn, 1);
+  g.tid = LLVMGetParam(fn, 2), g.nth = LLVMGetParam(fn, 3);
+  if (p->kind == LYC_PLAN_ELEMENTWISE)
+    emit_elementwise(&g);
+  for (int i = 0; i < p->nnests; i++)
+    emit_nest(&g, &p->nests[i], false);
+  for (int i = 0; i < p->nzero; i++)
+    emit_nest(&g, &p->zero[i], true);
+  if (nt) /* non-temporal stores are weakly ordered: publish them before returning */
+    LLVMBuildFence(g.ir.b, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
+  LLVMBuildRetVoid(g.ir.b);
+  if (!nt)
+    emit_needs_memset(&g, name);
+  lyc_ir_dispose(&g.ir);
+  return fn;
+}
+
+/* ===== main for lli ================================================================= */
+
+static LLVMValueRef declare(LycIR *ir, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, int n, bool va) {
+  LLVMValueRef f = LLVMGetNamedFunction(ir->m, name);
+  return f ? f : LLVMAddFunction(ir->m, name, LLVMFunctionType(ret, params, (unsigned)n, va));
+}
+
+static LLVMValueRef call(LycIR *ir, LLVMValueRef f, LLVMValueRef *args, int n) {
+  return LLVMBuildCall2(ir->b, LLVMGlobalGetValueType(f), f, args, (unsigned)n, "");
+}
+
+/* Fills src with a byte pattern, runs the kernel as three thread shares in
+ * turn, prints dst like `od -An -tx1 -v -w16`. */
+void lyc_emit_repack_main(LLVMModuleRef m, const LycPlan *p, LLVMValueRef kernel) {
+  LycIR ir;
+  lyc_ir_init(&ir, m);
+  int64_t sbytes = p->src->alloc * p->sbytes, dbytes = p->dst->alloc * p->dbytes;
+  LLVMValueRef malloc_fn = declare(&ir, "malloc", ir.ptr, (LLVMTypeRef[]){ir.i64}, 1, false);
+  LLVMValueRef printf_fn = declare(&ir, "printf", ir.i32, (LLVMTypeRef[]){ir.ptr}, 1, true);
+  lyc_ir_function(&ir, "main", ir.i32, NULL, 0);
+  LLVMValueRef src = call(&ir, malloc_fn, (LLVMValueRef[]){lyc_i64(&ir, sbytes + 1)}, 1);
+  LLVMValueRef dst = call(&ir, malloc_fn, (LLVMValueRef[]){lyc_i64(&ir, dbytes + 1)}, 1);
+  LycLoopIR l;
+  LLVMValueRef k = lyc_loop_begin(&ir, &l, lyc_i64(&ir, 0), lyc_i64(&ir, sbytes), "k");
+  LLVMValueRef pat = LLVMBuildAdd(ir.b, LLVMBuildMul(ir.b, k, lyc_i64(&ir, 131), ""), lyc_i64(&ir, 7), "");
+  LLVMBuildStore(ir.b, LLVMBuildTrunc(ir.b, pat, ir.i8, ""), LLVMBuildGEP2(ir.b, ir.i8, src, &k, 1, ""));
+  lyc_loop_end(&ir, &l);
+  /* Garbage where nothing is written proves the kernel writes padding. */
+  LLVMBuildMemSet(ir.b, dst, LLVMConstInt(ir.i8, p->memset_dst ? 0 : 0xa5, 0), lyc_i64(&ir, dbytes), 1);
+  for (int t = 0; t < 3; t++)
+    call(&ir, kernel, (LLVMValueRef[]){src, dst, lyc_i64(&ir, t), lyc_i64(&ir, 3)}, 4);
+  LLVMValueRef byte_fmt = LLVMBuildGlobalStringPtr(ir.b, " %02x", "byte");
+  LLVMValueRef nl = LLVMBuildGlobalStringPtr(ir.b, "\n", "nl");
+  k = lyc_loop_begin(&ir, &l, lyc_i64(&ir, 0), lyc_i64(&ir, dbytes), "k");
+  LLVMValueRef byte = LLVMBuildLoad2(ir.b, ir.i8, LLVMBuildGEP2(ir.b, ir.i8, dst, &k, 1, ""), "");
+  call(&ir, printf_fn, (LLVMValueRef[]){byte_fmt, LLVMBuildZExt(ir.b, byte, ir.i32, "")}, 2);
+  LLVMValueRef endl = LLVMBuildOr(ir.b, LLVMBuildICmp(ir.b, LLVMIntEQ, LLVMBuildAnd(ir.b, k, lyc_i64(&ir, 15), ""), lyc_i64(&ir, 15), ""),
+                                  LLVMBuildICmp(ir.b, LLVMIntEQ, k, lyc_i64(&ir, dbytes - 1), ""), "");
+  LLVMBasicBlockRef pr = LLVMAppendBasicBlockInContext(ir.c, ir.fn, "newline");
+  LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(ir.c, ir.fn, "cont");
+  LLVMBuildCondBr(ir.b, endl, pr, cont);
+  LLVMPositionBuilderAtEnd(ir.b, pr);
+  call(&ir, printf_fn, &nl, 1);
+  LLVMBuildBr(ir.b, cont);
+  LLVMPositionBuilderAtEnd(ir.b, cont);
+  lyc_loop_end(&ir, &l);
+  LLVMBuildRet(ir.b, LLVMConstInt(ir.i32, 0, 0));
+  lyc_ir_dispose(&ir);
+}

@@ -1,0 +1,322 @@
+/* Element conversion in repacks, through the public API (interpreter and JIT kernels), against
+ * independent references: the C compiler's own conversions (_Float16, float, double, integer
+ * casts), oneDNN's published f32-to-bf16 formula, and a brute-force "nearest representable value,
+ * ties to even" search over every finite value of each narrow float format.
+ * Prints `codegen_convert: N checks, K failures`; exit status 0 only if K == 0. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layoutc/codegen.h"
+#include "layoutc/layoutc.h"
+
+static LyContext ctx;
+static LyRepacker rep;
+static long checks, failures;
+
+static void fail(const char *what, unsigned long long in, unsigned long long got, unsigned long long want) {
+  if (failures++ < 20)
+    fprintf(stderr, "FAIL %s: input 0x%llx gave 0x%llx, want 0x%llx\n", what, in, got, want);
+}
+
+static LyType vec_type(int n, const char *elem) {
+  char text[64];
+  snprintf(text, sizeof text, "tensor<%dx%s>", n, elem);
+  LyType t = lyTypeParse(ctx, text, strlen(text), NULL);
+  if (lyTypeIsNull(t)) {
+    fprintf(stderr, "cannot parse %s\n", text);
+    exit(1);
+  }
+  return t;
+}
+
+static unsigned long long get(const unsigned char *p, int bytes, int i) {
+  unsigned long long v = 0;
+  for (int b = 0; b < bytes; b++)
+    v |= (unsigned long long)p[i * bytes + b] << (8 * b);
+  return v;
+}
+
+static void put(unsigned char *p, int bytes, int i, unsigned long long v) {
+  for (int b = 0; b < bytes; b++)
+    p[i * bytes + b] = (unsigned char)(v >> (8 * b));
+}
+
+typedef unsigned long long (*RefFn)(unsigned long long in);
+
+/* Converts n inputs from `from` to `to` with the interpreter and (when `jit`) a compiled kernel on
+ * two threads, and compares each result with ref(). Byte-sized elements only. */
+static void check_pair(const char *from, int fb, const char *to, int tb, const unsigned long long *in, int n,
+                       RefFn ref, int jit) {
+  LyType s = vec_type(n, from), t = vec_type(n, to);
+  unsigned char *src = malloc((size_t)n * fb), *a = malloc((size_t)n * tb), *b = malloc((size_t)n * tb);
+  for (int i = 0; i < n; i++)
+    put(src, fb, i, in[i]);
+  char what[64];
+  snprintf(what, sizeof what, "%s->%s interpreter", from, to);
+  if (lyRepackInterpret(ctx, s, t, src, a) != LY_OK) {
+    fail(what, 0, 0, 0);
+    goto out;
+  }
+  for (int i = 0; i < n; i++, checks++)
+    if (get(a, tb, i) != ref(in[i]))
+      fail(what, in[i], get(a, tb, i), ref(in[i]));
+  if (!jit)
+    goto out;
+  snprintf(what, sizeof what, "%s->%s jit", from, to);
+  LyRepackKernel k = lyRepackKernelGet(rep, s, t, 2);
+  if (lyRepackKernelIsNull(k) || !lyRepackKernelIsCompiled(k)) {
+    fail(what, 0, 0, 1);
+    goto out;
+  }
+  memset(b, 0xa5, (size_t)n * tb);
+  lyRepackRun(k, src, b);
+  for (int i = 0; i < n; i++, checks++)
+    if (get(b, tb, i) != ref(in[i]))
+      fail(what, in[i], get(b, tb, i), ref(in[i]));
+out:
+  free(src);
+  free(a);
+  free(b);
+}
+
+/* --- References ------------------------------------------------------------------------ */
+
+static float f32_of(unsigned long long v) {
+  uint32_t u = (uint32_t)v;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static unsigned long long bits_f32(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+static double f64_of(unsigned long long v) {
+  double d;
+  memcpy(&d, &v, 8);
+  return d;
+}
+static unsigned long long bits_f64(double d) {
+  unsigned long long u;
+  memcpy(&u, &d, 8);
+  return u;
+}
+static unsigned long long bits_f16(_Float16 h) {
+  uint16_t u;
+  memcpy(&u, &h, 2);
+  return u;
+}
+static _Float16 f16_of(unsigned long long v) {
+  uint16_t u = (uint16_t)v;
+  _Float16 h;
+  memcpy(&h, &u, 2);
+  return h;
+}
+
+static unsigned long long ref_f16_to_f32(unsigned long long v) { return bits_f32((float)f16_of(v)); }
+static unsigned long long ref_f32_to_f64(unsigned long long v) { return bits_f64((double)f32_of(v)); }
+static unsigned long long ref_f64_to_f32(unsigned long long v) { return bits_f32((float)f64_of(v)); }
+static unsigned long long ref_bf16_to_f32(unsigned long long v) { return v << 16; }
+
+/* oneDNN's bfloat16_t(float), as published in its sources. */
+static unsigned long long ref_f32_to_bf16(unsigned long long v) {
+  uint32_t u = (uint32_t)v;
+  float f = f32_of(u);
+  switch (fpclassify(f)) {
+  case FP_SUBNORMAL:
+  case FP_ZERO: return (u >> 16) & 0x8000;
+  case FP_INFINITE: return u >> 16;
+  case FP_NAN: return (u >> 16) | (1 << 6);
+  default: return (u + 0x7fff + ((u >> 16) & 1)) >> 16;
+  }
+}
+
+/* Narrow float formats for the brute-force reference. */
+typedef struct {
+  int ebits, mbits, bias, fn;
+} Fmt;
+static const Fmt F16 = {5, 10, 15, 0}, BF16 = {8, 7, 127, 0}, E5M2 = {5, 2, 15, 0}, E4M3 = {4, 3, 7, 1};
+
+static int code_is_nan(const Fmt *f, unsigned c) {
+  unsigned e = (c >> f->mbits) & ((1u << f->ebits) - 1), m = c & ((1u << f->mbits) - 1);
+  if (f->fn)
+    return e == (1u << f->ebits) - 1 && m == (1u << f->mbits) - 1;
+  return e == (1u << f->ebits) - 1 && m;
+}
+
+static double code_value(const Fmt *f, unsigned c) { /* non-negative codes, finite */
+  unsigned e = (c >> f->mbits) & ((1u << f->ebits) - 1), m = c & ((1u << f->mbits) - 1);
+  if (!f->fn && e == (1u << f->ebits) - 1)
+    return INFINITY;
+  if (e == 0)
+    return ldexp(m, 1 - f->bias - f->mbits);
+  return ldexp(m + (1u << f->mbits), (int)e - f->bias - f->mbits);
+}
+
+/* Nearest representable magnitude, ties to the even code; past the largest finite value the
+ * candidate is the overflow result (infinity, or NaN for FN formats) one ulp further. */
+static unsigned brute_round(const Fmt *f, double x) {
+  int sign = signbit(x) != 0;
+  unsigned top = 1u << (f->ebits + f->mbits), best = 0, nan = f->fn ? top - 1 : ((1u << f->ebits) - 1) << f->mbits | 1u << (f->mbits - 1);
+  if (isnan(x))
+    return nan | (sign ? top : 0);
+  double a = fabs(x), bestd = INFINITY;
+  unsigned maxc = 0;
+  for (unsigned c = 0; c < top; c++) {
+    if (code_is_nan(f, c) || isinf(code_value(f, c)))
+      continue;
+    maxc = c;
+    double d = fabs(code_value(f, c) - a);
+    if (d < bestd || (d == bestd && !(c & 1)))
+      best = c, bestd = d;
+  }
+  double ulp = code_value(f, maxc) - code_value(f, maxc - 1), over = code_value(f, maxc) + ulp;
+  unsigned overflow = f->fn ? top - 1 : ((1u << f->ebits) - 1) << f->mbits;
+  double dover = fabs(over - a); /* beyond `over` both distances round alike: decide directly */
+  if (a >= over || dover < bestd || (dover == bestd && !((maxc + 1) & 1)))
+    best = overflow;
+  return best | (sign ? top : 0);
+}
+
+/* NaN inputs: sign kept, the top payload bits kept, quiet bit set (what x86's vcvtps2ph and
+ * cvtsd2ss do, and oneDNN's reorder with them); NaN-only formats have one NaN per sign. */
+static unsigned nan_narrow(const Fmt *f, int sign, unsigned long long payload_top64) {
+  unsigned top = 1u << (f->ebits + f->mbits);
+  unsigned nan = f->fn ? top - 1
+                       : ((1u << f->ebits) - 1) << f->mbits | 1u << (f->mbits - 1) | (unsigned)(payload_top64 >> (64 - f->mbits));
+  return nan | (sign ? top : 0);
+}
+static unsigned long long from_f32(const Fmt *f, unsigned long long v) {
+  if (isnan(f32_of(v)))
+    return nan_narrow(f, v >> 31 & 1, (v & 0x7fffff) << 41);
+  return brute_round(f, f32_of(v));
+}
+static unsigned long long from_f64(const Fmt *f, unsigned long long v) {
+  if (isnan(f64_of(v)))
+    return nan_narrow(f, v >> 63 & 1, (v & 0xfffffffffffffULL) << 12);
+  return brute_round(f, f64_of(v));
+}
+static unsigned long long ref_f32_to_f16(unsigned long long v) {
+  return isnan(f32_of(v)) ? from_f32(&F16, v) : bits_f16((_Float16)f32_of(v));
+}
+static unsigned long long ref_f32_to_e5m2(unsigned long long v) { return from_f32(&E5M2, v); }
+static unsigned long long ref_f32_to_e4m3(unsigned long long v) { return from_f32(&E4M3, v); }
+static unsigned long long ref_f32_to_f16_brute(unsigned long long v) { return from_f32(&F16, v); }
+static unsigned long long ref_f64_to_bf16(unsigned long long v) { return from_f64(&BF16, v); }
+static unsigned long long ref_f64_to_f16(unsigned long long v) { return from_f64(&F16, v); }
+static unsigned long long ref_i32_to_bf16(unsigned long long v) { return brute_round(&BF16, (double)(int32_t)v); }
+
+static double e4m3_value(unsigned c) {
+  double m = code_value(&E4M3, c & 0x7f);
+  return c & 0x80 ? -m : m;
+}
+static unsigned long long ref_e4m3_to_f32(unsigned long long v) {
+  if (code_is_nan(&E4M3, v & 0x7f))
+    return (v & 0x80 ? 0x80000000u : 0) | 0x7fc00000u | (uint32_t)(v & 7) << 20;
+  return bits_f32((float)e4m3_value((unsigned)v));
+}
+
+/* Integers: two's complement wrap; i1 is 0/1. Float to integer: nearest even, saturating. */
+static unsigned long long ref_i32_to_i8(unsigned long long v) { return (uint8_t)(int8_t)(int32_t)v; }
+static unsigned long long ref_i8_to_i64(unsigned long long v) { return (unsigned long long)(int64_t)(int8_t)v; }
+static unsigned long long ref_i64_to_i16(unsigned long long v) { return (uint16_t)(int16_t)(int64_t)v; }
+static unsigned long long ref_f32_to_i8(unsigned long long v) {
+  float f = f32_of(v);
+  if (isnan(f))
+    return 0;
+  double r = nearbyint(f);
+  return (uint8_t)(int8_t)(r > 127 ? 127 : r < -128 ? -128 : r);
+}
+static unsigned long long ref_f64_to_i32(unsigned long long v) {
+  double f = f64_of(v);
+  if (isnan(f))
+    return 0;
+  double r = nearbyint(f);
+  return (uint32_t)(int32_t)(r > 2147483647.0 ? 2147483647.0 : r < -2147483648.0 ? -2147483648.0 : r);
+}
+static unsigned long long ref_i64_to_f32(unsigned long long v) { return bits_f32((float)(int64_t)v); }
+static unsigned long long ref_i16_to_f16(unsigned long long v) { return bits_f16((_Float16)(int16_t)v); }
+
+/* --- Inputs ------------------------------------------------------------------------------ */
+
+static uint64_t rng = 88172645463325252ULL;
+static uint64_t next(void) {
+  rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+  return rng;
+}
+
+/* n random f32 bit patterns, biased to the interesting ones: specials, subnormals, ties. */
+static void f32_inputs(unsigned long long *in, int n, int scale_exp) {
+  static const uint32_t special[] = {0, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0x7f800001u,
+                                     0xffbfffffu, 1, 0x807fffffu, 0x3f808000u, 0x3f818000u, 0x477ff000u,
+                                     0x477fefffu, 0x33000000u, 0x33000001u, 0x387fc000u, 0x43e80000u,
+                                     0x43e7ffffu, 0x47700000u, 0x476fffffu};
+  for (int i = 0; i < n; i++) {
+    uint64_t r = next();
+    if (i < (int)(sizeof special / sizeof special[0]))
+      in[i] = special[i];
+    else if (r % 4 == 0) /* a value near the format's range with a tie-prone mantissa */
+      in[i] = bits_f32(ldexpf((float)(r >> 40 & 0xffff) / 64.0f, (int)((r >> 8) % (2 * (uint64_t)scale_exp)) - scale_exp)) ^
+              ((r >> 33 & 1) << 31);
+    else
+      in[i] = (uint32_t)(r >> 16);
+  }
+}
+
+int main(void) {
+  ctx = lyContextCreate();
+  lyContextSetDiagnosticHandler(ctx, lyDiagnosticPrintToFile, stderr);
+  rep = lyRepackerCreate(ctx);
+  if (lyRepackerIsNull(rep))
+    return 1;
+  enum { N = 1 << 16 };
+  static unsigned long long in[1 << 20];
+  /* The sanitizer run (LAYOUTC_TEST_QUICK) checks fewer random inputs; the exhaustive sweeps stay. */
+  int R = getenv("LAYOUTC_TEST_QUICK") ? 1 << 16 : 1 << 20, B = getenv("LAYOUTC_TEST_QUICK") ? 512 : 4096;
+
+  for (int i = 0; i < N; i++) /* every f16 and bf16 code */
+    in[i] = (unsigned)i;
+  check_pair("f16", 2, "f32", 4, in, N, ref_f16_to_f32, 1);
+  check_pair("bf16", 2, "f32", 4, in, N, ref_bf16_to_f32, 1);
+
+  f32_inputs(in, R, 40);
+  check_pair("f32", 4, "f16", 2, in, R, ref_f32_to_f16, 1);
+  check_pair("f32", 4, "f16", 2, in, B, ref_f32_to_f16_brute, 0);
+  check_pair("f32", 4, "bf16", 2, in, R, ref_f32_to_bf16, 1);
+  check_pair("f32", 4, "f64", 8, in, R, ref_f32_to_f64, 1);
+  check_pair("f32", 4, "f8E5M2", 1, in, B, ref_f32_to_e5m2, 0);
+  f32_inputs(in, B, 12);
+  check_pair("f32", 4, "f8E4M3FN", 1, in, B, ref_f32_to_e4m3, 0);
+  check_pair("f32", 4, "f8E5M2", 1, in, B, ref_f32_to_e5m2, 0);
+  check_pair("f32", 4, "i8", 1, in, B, ref_f32_to_i8, 0);
+  for (int i = 0; i < 256; i++)
+    in[i] = (unsigned)i;
+  check_pair("f8E4M3FN", 1, "f32", 4, in, 256, ref_e4m3_to_f32, 0);
+
+  for (int i = 0; i < N; i++) { /* doubles around f32 / f16 / bf16 boundaries, and random bits */
+    uint64_t r = next();
+    in[i] = i % 2 ? r : bits_f64(ldexp((double)(r >> 11) / 9007199254740992.0 + 1.0, (int)(r % 300) - 150) *
+                                 (r >> 63 ? -1 : 1));
+  }
+  check_pair("f64", 8, "f32", 4, in, N, ref_f64_to_f32, 1);
+  check_pair("f64", 8, "bf16", 2, in, B, ref_f64_to_bf16, 0);
+  check_pair("f64", 8, "f16", 2, in, B, ref_f64_to_f16, 0);
+  check_pair("f64", 8, "i32", 4, in, N, ref_f64_to_i32, 0);
+
+  for (int i = 0; i < N; i++)
+    in[i] = next();
+  check_pair("i32", 4, "i8", 1, in, N, ref_i32_to_i8, 1);
+  check_pair("i8", 1, "i64", 8, in, N, ref_i8_to_i64, 1);
+  check_pair("i64", 8, "i16", 2, in, N, ref_i64_to_i16, 1);
+  check_pair("i64", 8, "f32", 4, in, N, ref_i64_to_f32, 0);
+  check_pair("i16", 2, "f16", 2, in, N, ref_i16_to_f16, 0);
+  check_pair("i32", 4, "bf16", 2, in, B, ref_i32_to_bf16, 0);
+
+  printf("codegen_convert: %ld checks, %ld failures\n", checks, failures);
+  lyRepackerDestroy(rep);
+  lyContextDestroy(ctx);
+  return failures != 0;
+}

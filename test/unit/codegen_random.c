@@ -1,0 +1,285 @@
+/* Random layout pairs on small shapes: each JIT repack kernel (on 1 to 4 threads) must produce
+ * exactly the bytes of the reference interpreter, destination padding included, and the
+ * interpreter itself must put every element where lyTypeGetOffset says and zero everywhere else.
+ * Layouts are random type strings through lyTypeParse: tiled_layout (with '*', which makes general
+ * digits), format tags with blocks, strided with gaps, offsets, negative and zero strides.
+ * Usage: codegen_random [CASES [SEED]] (a tenth of CASES when LAYOUTC_TEST_QUICK is set, as in the
+ * sanitizer run). Prints plan coverage (in a full run each inner form must occur, else that is a
+ * failure), then
+ * `codegen_random: N cases, K failures`; exit status 0 only if K == 0. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layoutc/codegen.h"
+#include "layoutc/layoutc.h"
+
+static uint64_t rng_state;
+static uint64_t rnd(void) {
+  rng_state ^= rng_state << 13, rng_state ^= rng_state >> 7, rng_state ^= rng_state << 17;
+  return rng_state;
+}
+static int pick(int n) { return (int)(rnd() % (uint64_t)n); }
+
+typedef struct {
+  const char *from, *to;
+} Pair;
+
+/* Element pairs that compiled kernels convert. */
+static const Pair pairs[] = {
+    {"f32", "f32"},  {"f16", "f16"},   {"i8", "i8"},    {"f64", "f64"},   {"i16", "i16"},  {"f32", "bf16"},
+    {"bf16", "f32"}, {"f32", "f16"},   {"f16", "f32"},  {"f16", "bf16"},  {"bf16", "f16"}, {"f32", "f64"},
+    {"f64", "f32"},  {"i8", "i32"},    {"i32", "i8"},   {"i16", "i64"},   {"i64", "i16"},  {"bf16", "f64"},
+    {"f8E4M3FN", "f8E4M3FN"}, {"i32", "i32"},
+};
+
+static int elem_bytes(const char *e) {
+  if (!strcmp(e, "f64") || !strcmp(e, "i64"))
+    return 8;
+  if (!strcmp(e, "f32") || !strcmp(e, "i32"))
+    return 4;
+  if (!strcmp(e, "f16") || !strcmp(e, "bf16") || !strcmp(e, "i16"))
+    return 2;
+  return 1;
+}
+
+static void shuffle(int *p, int n) {
+  for (int i = n - 1; i > 0; i--) {
+    int j = pick(i + 1), t = p[i];
+    p[i] = p[j], p[j] = t;
+  }
+}
+
+static int cat(char *buf, size_t cap, const char *fmt, long long v) {
+  size_t n = strlen(buf);
+  return snprintf(buf + n, cap - n, fmt, v);
+}
+
+static void tiled(char *b, size_t cap, int rank) {
+  int perm[8];
+  for (int i = 0; i < rank; i++)
+    perm[i] = i;
+  shuffle(perm, rank);
+  strcat(b, "tiled_layout<<");
+  for (int i = 0; i < rank; i++)
+    cat(b, cap, i ? ",%lld" : "%lld", perm[i]);
+  strcat(b, ">");
+  static const int sizes[] = {1, 2, 3, 4, 8, 16};
+  int cur = rank, ntiles = pick(3);
+  for (int t = 0; t < ntiles; t++) {
+    int k = 1 + pick(cur < 3 ? cur : 3), stars = 0;
+    strcat(b, ",(");
+    for (int e = 0; e < k; e++) {
+      if (e + 1 < k && pick(4) == 0) {
+        strcat(b, e ? ",*" : "*");
+        stars++;
+      } else {
+        cat(b, cap, e ? ",%lld" : "%lld", sizes[pick(6)]);
+      }
+    }
+    strcat(b, ")");
+    cur += k - 2 * stars;
+  }
+  strcat(b, ">");
+}
+
+static void tag(char *b, size_t cap, int rank) {
+  int order[8], blocked[8] = {0}, nb = pick(3), bdim[2], bsize[2];
+  static const int sizes[] = {2, 3, 4, 8, 16};
+  for (int i = 0; i < rank; i++)
+    order[i] = i;
+  shuffle(order, rank);
+  for (int j = 0; j < nb; j++) {
+    bdim[j] = pick(rank);
+    bsize[j] = sizes[pick(5)];
+    blocked[bdim[j]] = 1;
+  }
+  strcat(b, "\"");
+  for (int i = 0; i < rank; i++) {
+    char c[2] = {(char)((blocked[order[i]] ? 'A' : 'a') + order[i]), 0};
+    strcat(b, c);
+  }
+  for (int j = 0; j < nb; j++) {
+    cat(b, cap, "%lld", bsize[j]);
+    char c[2] = {(char)('a' + bdim[j]), 0};
+    strcat(b, c);
+  }
+  strcat(b, "\"");
+}
+
+/* Dense strides over a random dim order, with gaps; a negative stride comes with the offset
+ * that keeps offsets non-negative; a source may broadcast (stride 0). */
+static void strided(char *b, size_t cap, int rank, const int *dims, int is_src) {
+  int order[8];
+  long long stride[8], s = 1, offset = pick(3) ? 0 : pick(5);
+  for (int i = 0; i < rank; i++)
+    order[i] = i;
+  shuffle(order, rank);
+  for (int i = rank - 1; i >= 0; i--) {
+    int d = order[i];
+    stride[d] = s;
+    s *= dims[d] + (pick(3) == 0 ? pick(3) : 0);
+  }
+  for (int d = 0; d < rank; d++) {
+    if (is_src && pick(8) == 0)
+      stride[d] = 0;
+    else if (pick(6) == 0) {
+      offset += stride[d] * (dims[d] - 1);
+      stride[d] = -stride[d];
+    }
+  }
+  strcat(b, "strided<[");
+  for (int d = 0; d < rank; d++)
+    cat(b, cap, d ? ",%lld" : "%lld", stride[d]);
+  strcat(b, "]");
+  if (offset)
+    cat(b, cap, ", offset: %lld", offset);
+  strcat(b, ">");
+}
+
+/* Invalid random tilings are expected: their diagnostics are not shown. */
+static int quiet;
+static void handler(const LyDiagnostic *d, void *user) {
+  if (!quiet)
+    lyDiagnosticPrintToFile(d, user);
+}
+
+static LyType random_type(LyContext ctx, int rank, const int *dims, const char *elem, int is_src) {
+  for (;;) {
+    char b[512] = "tensor<";
+    for (int d = 0; d < rank; d++)
+      cat(b, sizeof b, "%lldx", dims[d]);
+    strcat(b, elem);
+    int kind = pick(4);
+    if (kind) {
+      strcat(b, ", ");
+      if (kind == 1)
+        tiled(b, sizeof b, rank);
+      else if (kind == 2)
+        tag(b, sizeof b, rank);
+      else
+        strided(b, sizeof b, rank, dims, is_src);
+    }
+    strcat(b, ">");
+    quiet = 1;
+    LyType t = lyTypeParse(ctx, b, strlen(b), NULL); /* some random tilings are invalid: retry */
+    quiet = 0;
+    int64_t bytes;
+    if (!lyTypeIsNull(t) && lyTypeGetSizeBytes(t, &bytes) == LY_OK && bytes < (1 << 20))
+      return t;
+  }
+}
+
+enum { NKINDS = 8 };
+static long coverage[NKINDS];
+static const char *kinds[NKINDS] = {"zip", "contig", "scalar", "elementwise", "zero ", "memset", "xpad", "ym"};
+
+static void count_plan(LyRepackKernel k) {
+  char *d = lyRepackKernelDescribe(k);
+  for (int i = 0; d && i < NKINDS; i++)
+    if (strstr(d, kinds[i]))
+      coverage[i]++;
+  lyStringFree(d);
+}
+
+/* Checks the interpreter against the offsets themselves (same element type). */
+static int check_semantics(LyType s, LyType t, const unsigned char *src, const unsigned char *out, int eb) {
+  int rank = lyTypeGetRank(s);
+  int64_t numel, alloc, idx[8] = {0}, so, dof;
+  lyTypeGetNumel(s, &numel);
+  lyTypeGetAllocElements(t, &alloc);
+  unsigned char *hit = calloc((size_t)alloc + 1, 1);
+  int bad = 0;
+  for (int64_t e = 0; e < numel && !bad; e++) {
+    lyTypeGetOffset(s, idx, &so);
+    lyTypeGetOffset(t, idx, &dof);
+    bad = memcmp(out + dof * eb, src + so * eb, (size_t)eb) != 0;
+    hit[dof] = 1;
+    for (int d = rank - 1; d >= 0; d--) {
+      if (++idx[d] < lyTypeGetDim(s, d))
+        break;
+      idx[d] = 0;
+    }
+  }
+  for (int64_t p = 0; p < alloc && !bad; p++)
+    for (int i = 0; i < eb && !hit[p]; i++)
+      bad = out[p * eb + i] != 0;
+  free(hit);
+  return bad;
+}
+
+static int run_case(LyContext ctx, LyRepacker rep, int c) {
+  int rank = 1 + pick(4), dims[8];
+  static const int sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 17, 20, 24, 32, 33};
+  static const int pow2[] = {2, 4, 8, 16, 32, 64}; /* shapes the register transposes take */
+  int tile_friendly = pick(3) == 0;
+  long long numel;
+  do {
+    numel = 1;
+    for (int d = 0; d < rank; d++)
+      numel *= dims[d] = tile_friendly ? pow2[pick(6)] : sizes[pick(16)];
+  } while (numel > 4096);
+  const Pair *p = &pairs[pick(sizeof pairs / sizeof pairs[0])];
+  LyType s = random_type(ctx, rank, dims, p->from, 1), t = random_type(ctx, rank, dims, p->to, 0);
+  int threads = 1 + pick(4), sb = elem_bytes(p->from), db = elem_bytes(p->to);
+  int64_t sbytes, dbytes;
+  lyTypeGetSizeBytes(s, &sbytes);
+  lyTypeGetSizeBytes(t, &dbytes);
+  unsigned char *src = malloc((size_t)sbytes + 1), *ref = malloc((size_t)dbytes + 1), *out = malloc((size_t)dbytes + 1);
+  for (int64_t i = 0; i < sbytes; i++)
+    src[i] = (unsigned char)rnd();
+  memset(out, 0xa5, (size_t)dbytes); /* garbage: padding must be written */
+  LyRepackKernel k = lyRepackKernelGet(rep, s, t, threads);
+  const char *why = NULL;
+  if (lyRepackKernelIsNull(k))
+    why = "no kernel";
+  else if (!lyRepackKernelIsCompiled(k))
+    why = "not compiled";
+  else if (lyRepackInterpret(ctx, s, t, src, ref) != LY_OK)
+    why = "interpreter refused";
+  else if (lyRepackRun(k, src, out), memcmp(out, ref, (size_t)dbytes))
+    why = "JIT differs from the interpreter";
+  else if (sb == db && !strcmp(p->from, p->to) && check_semantics(s, t, src, ref, sb))
+    why = "interpreter differs from the offsets";
+  if (!lyRepackKernelIsNull(k))
+    count_plan(k);
+  if (why) {
+    char *a = lyTypeToString(s), *b = lyTypeToString(t), *plan = lyRepackKernelDescribe(k);
+    fprintf(stderr, "FAIL case %d (threads %d): %s\n  %s\n  %s\n%s", c, threads, why, a, b, plan ? plan : "");
+    lyStringFree(a);
+    lyStringFree(b);
+    lyStringFree(plan);
+  }
+  free(src);
+  free(ref);
+  free(out);
+  return why != NULL;
+}
+
+int main(int argc, char **argv) {
+  int cases = argc > 1 ? atoi(argv[1]) : 300;
+  if (getenv("LAYOUTC_TEST_QUICK")) /* the sanitizer run: a tenth of the cases, same checks */
+    cases = cases / 10 > 40 ? cases / 10 : 40;
+  rng_state = argc > 2 ? strtoull(argv[2], NULL, 10) : 20240611;
+  LyContext ctx = lyContextCreate();
+  lyContextSetDiagnosticHandler(ctx, handler, stderr);
+  LyRepacker rep = lyRepackerCreate(ctx);
+  if (lyRepackerIsNull(rep))
+    return 1;
+  int failures = 0;
+  for (int c = 0; c < cases; c++)
+    failures += run_case(ctx, rep, c);
+  printf("coverage:");
+  for (int i = 0; i < NKINDS; i++)
+    printf(" %s %ld", kinds[i], coverage[i]);
+  /* A full run must exercise every inner form; a quick run is too short to promise it. */
+  for (int i = 0; i < NKINDS && !getenv("LAYOUTC_TEST_QUICK"); i++)
+    if (!coverage[i]) {
+      fprintf(stderr, "FAIL: no kernel used '%s'\n", kinds[i]);
+      failures++;
+    }
+  printf("\ncodegen_random: %d cases, %d failures\n", cases, failures);
+  lyRepackerDestroy(rep);
+  lyContextDestroy(ctx);
+  return failures != 0;
+}
