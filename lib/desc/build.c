@@ -439,6 +439,12 @@ static bool validate_tiled(Builder *b, int rank) {
 static bool build_tiled(Builder *b, LyTypeImpl *t, LyDigit *g) {
   const LySpec *s = &b->ast->spec;
   int rank = t->rank;
+  for (int d = 0; d < rank; d++)
+    if (t->dims[d] == 0) { /* no elements: the tiled shape holds a 0 */
+      t->ndigits = 0;
+      t->alloc = 0;
+      return true;
+    }
   PhysDim *phys = ly_arena_alloc(&b->scratch, MAX_PHYS * sizeof *phys);
   if (!phys)
     return false;
@@ -561,16 +567,17 @@ static bool check_range(Builder *b, LyTypeImpl *t, const LyDigit *g, int n, bool
     error_at(b, s->loc, "offsets of this layout overflow 64 bits");
     return false;
   }
-  /* A loose bound (huge types with digits over several dims) cannot prove
-   * a layout wrong; it is only used to size a missing allocation. */
-  if (lo < 0 && exact) {
-    error_at(b, s->loc, "layout reaches negative offset %lld", (long long)lo);
+  /* For huge types with digits over several dims the range is a bound that
+   * contains it: refuse what it cannot prove safe (offsets must never leave
+   * the allocation: code generation trusts them). */
+  if (lo < 0) {
+    error_at(b, s->loc, "layout %s negative offset %lld", exact ? "reaches" : "may reach", (long long)lo);
     return false;
   }
   if (alloc_given) {
-    if (hi >= t->alloc && exact) {
-      error_at(b, s->loc, "layout reaches offset %lld, beyond its size %lld", (long long)hi,
-               (long long)t->alloc);
+    if (hi >= t->alloc) {
+      error_at(b, s->loc, "layout %s offset %lld, beyond its size %lld", exact ? "reaches" : "may reach",
+               (long long)hi, (long long)t->alloc);
       return false;
     }
   } else if (!ly_add(hi, 1, &t->alloc)) {

@@ -191,9 +191,22 @@ static bool same_e(const LyDigit *a, const LyDigit *b, int rank) {
 
 /* Sorts, then merges outer o with the next inner p of the same E when they
  * continue each other: o.div = p.div*p.ext and o.stride = p.stride*p.ext. */
+static int merge_pass(int rank, const int64_t *dims, LyDigit *g, int n);
+
+/* Sorts and merges until nothing merges: a merged digit may sort next to
+ * another it continues. */
 static int merge_digits(int rank, const int64_t *dims, LyDigit *g, int n) {
-  digit_cmp_rank = rank;
-  qsort(g, n, sizeof *g, digit_cmp);
+  for (;;) {
+    digit_cmp_rank = rank;
+    qsort(g, n, sizeof *g, digit_cmp);
+    int m = merge_pass(rank, dims, g, n);
+    if (m == n)
+      return n;
+    n = m;
+  }
+}
+
+static int merge_pass(int rank, const int64_t *dims, LyDigit *g, int n) {
   int m = 0;
   for (int k = 0; k < n; k++) {
     if (m > 0) {
@@ -520,7 +533,7 @@ static const LyTypeImpl *intern_canonical(LyCtx *c, LyTypeImpl *t, LyDigit *digi
     if (t->ndigits < 0)
       return NULL;
     if (!numel)
-      t->base = 0;
+      t->base = 0, t->alloc = 0; /* no elements: nothing to place */
   } else {
     t->ndigits = 0;
   }

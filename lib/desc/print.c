@@ -169,6 +169,10 @@ static void tiled_spec(const LyTypeImpl *t, const int *perm, const int64_t *t1, 
     a->size[k] = t1[perm[k]];
   trim_tile(a);
   bool second = false;
+  if (r + a->n > LY_MAX_RANK) { /* a second tile would exceed the tile rank */
+    s->ntiles = a->n == 1 && a->size[0] == 1 ? 0 : 1;
+    return;
+  }
   for (int k = 0; k < r; k++)
     b->size[b->n++] = c[perm[k]], second = second || c[perm[k]] != 1;
   for (int k = r - a->n; k < r; k++)
@@ -276,7 +280,10 @@ static bool try_strided(const LyTypeImpl *t, LyBuf *out) {
   int64_t strides[LY_MAX_RANK];
   if (!lyd_plain_strides(t, strides))
     return false;
-  if (t->alloc != LY_DYNAMIC && t->base != LY_DYNAMIC) {
+  bool static_dims = true;
+  for (int d = 0; d < t->rank; d++)
+    static_dims = static_dims && t->dims[d] != LY_DYNAMIC;
+  if (t->alloc != LY_DYNAMIC && t->base != LY_DYNAMIC && static_dims) {
     int64_t hi = t->base, numel = 1;
     for (int d = 0; d < t->rank; d++) {
       numel *= t->dims[d];

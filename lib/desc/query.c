@@ -226,8 +226,8 @@ LyStatus lyTypeGetStrides(LyType t, int64_t *strides, int64_t *offset) {
   int bits = lyElemGetBits(x->elem);
   if (bits % 8 == 0)
     for (int d = 0; d < x->rank; d++)
-      if (strides[d] != LY_DYNAMIC)
-        strides[d] *= bits / 8; /* fits: alloc * bits was checked */
+      if (strides[d] != LY_DYNAMIC && !ly_mul(strides[d], bits / 8, &strides[d]))
+        return LY_ERROR_OVERFLOW; /* possible only over dynamic dims */
   *offset = x->base;
   return LY_OK;
 }

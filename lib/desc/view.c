@@ -56,30 +56,38 @@ static bool need_static(View *v, const char *what) {
   return true;
 }
 
-/* Copies g with its dims renumbered by dmap (old dim -> new dim, -1 gone);
- * false if g refers to a removed dim. */
-static bool remap_digit(View *v, const LyDigit *g, const int *dmap, int new_rank, LyDigit *out) {
+/* Copies g with its dims renumbered by dmap (old dim -> new dim, -1 gone).
+ * An extent-1 dim's index is always 0, so a term on a removed one vanishes.
+ * Returns 1, 0 when the digit is identically 0, -1 when g needs a removed
+ * dim (or memory runs out). */
+static int remap_digit(View *v, const LyDigit *g, const int *dmap, int new_rank, LyDigit *out) {
+  const LyTypeImpl *s = v->src;
   *out = *g;
   if (g->dim >= 0) {
     out->dim = dmap[g->dim];
-    return out->dim >= 0;
+    return out->dim >= 0 ? 1 : s->dims[g->dim] == 1 ? 0 : -1;
   }
   int64_t *coef = ly_arena_alloc(&v->scratch, new_rank * sizeof *coef);
   LyDigit *sub = g->nsub ? ly_arena_alloc(&v->scratch, g->nsub * sizeof *sub) : NULL;
   if (!coef || (g->nsub && !sub))
-    return false;
-  for (int d = 0; d < v->src->rank; d++)
-    if (g->coef[d]) {
+    return -1;
+  for (int d = 0; d < s->rank; d++)
+    if (g->coef[d] && s->dims[d] != 1) {
       if (dmap[d] < 0)
-        return false;
+        return -1;
       coef[dmap[d]] = g->coef[d];
     }
-  for (int j = 0; j < g->nsub; j++)
-    if (!remap_digit(v, &g->sub[j], dmap, new_rank, &sub[j]))
-      return false;
+  int ns = 0;
+  for (int j = 0; j < g->nsub; j++) {
+    int r = remap_digit(v, &g->sub[j], dmap, new_rank, &sub[ns]);
+    if (r < 0)
+      return -1;
+    ns += r;
+  }
   out->coef = coef;
-  out->sub = sub;
-  return true;
+  out->sub = ns ? sub : NULL;
+  out->nsub = ns;
+  return 1;
 }
 
 /* Interns the view: the source's element and memory space, new dims and
@@ -99,10 +107,13 @@ static LyType make_view(View *v, int rank, const int64_t *dims, LyDigit *g, int 
     int64_t lo, hi;
     bool exact;
     alloc = 0;
-    if (lyd_offset_range(rank, dims, g, n, &lo, &hi, &exact)) /* within the source's buffer: no overflow */
-      alloc = hi + base + 1;
-    if (alloc > v->src->alloc || alloc <= 0)
-      alloc = v->src->alloc; /* a loose bound: the buffer bounds every offset */
+    if (lyd_offset_range(rank, dims, g, n, &lo, &hi, &exact) && ly_add(hi, base + 1, &alloc) && exact &&
+        alloc > v->src->alloc)
+      alloc = v->src->alloc; /* not reached: exact offsets lie in the source's buffer */
+    if (alloc <= 0)
+      alloc = v->src->alloc;
+    /* A loose bound may exceed the source's buffer: kept, so the view's
+     * spelling passes the size check when parsed again. */
     for (int d = 0; d < rank; d++)
       if (dims[d] == 0)
         alloc = 0;
@@ -136,12 +147,16 @@ LyType lyTypePermute(LyContext ctx, LyType t, const int *perm) {
   for (int i = 0; i < s->rank; i++)
     dims[perm[i]] = s->dims[i];
   LyDigit g[LY_MAX_DIGITS];
-  for (int k = 0; k < s->ndigits; k++)
-    if (!remap_digit(&v, &s->digits[k], perm, s->rank, &g[k])) {
+  int n = 0;
+  for (int k = 0; k < s->ndigits; k++) {
+    int got = remap_digit(&v, &s->digits[k], perm, s->rank, &g[n]);
+    if (got < 0) {
       verror(&v, "out of memory");
       goto done;
     }
-  r = make_view(&v, s->rank, dims, g, s->ndigits, s->base, s->alloc);
+    n += got;
+  }
+  r = make_view(&v, s->rank, dims, g, n, s->base, s->alloc);
 done:
   view_done(&v);
   return r;
@@ -152,12 +167,16 @@ done:
 static LyType regroup(View *v, int rank, const int64_t *dims, const int *dmap, int64_t alloc) {
   const LyTypeImpl *s = v->src;
   LyDigit g[LY_MAX_DIGITS];
-  for (int k = 0; k < s->ndigits; k++)
-    if (!remap_digit(v, &s->digits[k], dmap, rank, &g[k])) {
+  int n = 0;
+  for (int k = 0; k < s->ndigits; k++) {
+    int got = remap_digit(v, &s->digits[k], dmap, rank, &g[n]);
+    if (got < 0) {
       verror(v, "out of memory");
       return (LyType){NULL};
     }
-  return make_view(v, rank, dims, g, s->ndigits, s->base, alloc);
+    n += got;
+  }
+  return make_view(v, rank, dims, g, n, s->base, alloc);
 }
 
 LyType lyTypeSqueeze(LyContext ctx, LyType t, int dim) {
@@ -216,6 +235,11 @@ LyType lyTypeBroadcast(LyContext ctx, LyType t, int rank, const int64_t *dims) {
   }
   if (!need_static(&v, "broadcast"))
     goto done;
+  for (int d = 0; d < rank; d++)
+    if (dims[d] < 0) {
+      verror(&v, "broadcast: dim %d of the target is negative", d);
+      goto done;
+    }
   int dmap[LY_MAX_RANK];
   for (int d = 0; d < s->rank; d++) {
     int64_t n = s->dims[d], m = dims[lead + d];
@@ -434,6 +458,14 @@ static int make_groups(const LyTypeImpl *s, int rank, const int64_t *dims, Group
   int ng = 0, i = 0, j = 0;
   for (int d = 0; d < s->rank; d++)
     owner[d] = -1;
+  /* Callers check the element counts are equal; with no elements there is
+   * nothing to group (and products of 0 would never meet). */
+  for (int d = 0; d < s->rank; d++)
+    if (s->dims[d] == 0)
+      return 0;
+  for (int d = 0; d < rank; d++)
+    if (dims[d] == 0)
+      return 0;
   for (;;) {
     while (i < s->rank && s->dims[i] == 1)
       i++;
@@ -447,16 +479,18 @@ static int make_groups(const LyTypeImpl *s, int rank, const int64_t *dims, Group
     owner[i] = ng;
     g->s[g->ns++] = i++;
     g->t[g->nt++] = j++;
-    while (ps != pt) {
+    while (ps != pt) { /* equal total products meet before either side ends */
       if (ps < pt) {
-        while (s->dims[i] == 1)
+        while (i < s->rank && s->dims[i] == 1)
           i++;
+        LY_ASSERT(i < s->rank);
         owner[i] = ng;
         ps *= s->dims[i];
         g->s[g->ns++] = i++;
       } else {
-        while (dims[j] == 1)
+        while (j < rank && dims[j] == 1)
           j++;
+        LY_ASSERT(j < rank);
         pt *= dims[j];
         g->t[g->nt++] = j++;
       }
@@ -569,7 +603,7 @@ static bool reshape_digits(View *v, int rank, const int64_t *dims, LyDigit *out,
         dmap[d] = -1;
         if (owner[d] >= 0 && gr[owner[d]].ns == 1 && gr[owner[d]].nt == 1)
           dmap[d] = gr[owner[d]].t[0];
-        else if (lyd_digit_uses_dim(g, s->rank, d))
+        else if (s->dims[d] != 1 && lyd_digit_uses_dim(g, s->rank, d))
           one_to_one = false, bad[d] = true;
       }
       if (!one_to_one) {
@@ -578,8 +612,10 @@ static bool reshape_digits(View *v, int rank, const int64_t *dims, LyDigit *out,
         ok = false;
         continue;
       }
-      if (!remap_digit(v, g, dmap, rank, &out[(*nout)++]))
+      int got = remap_digit(v, g, dmap, rank, &out[*nout]);
+      if (got < 0)
         return false;
+      *nout += got;
       continue;
     }
     int gi = owner[g->dim];
