@@ -191,6 +191,26 @@ static bool same_e(const LyDigit *a, const LyDigit *b, int rank) {
 
 /* Sorts, then merges outer o with the next inner p of the same E when they
  * continue each other: o.div = p.div*p.ext and o.stride = p.stride*p.ext. */
+/* Merges p, the next inner digit of o's E, into o when they continue each
+ * other in index and memory: o.div = p.div * p.ext, o.stride = p.stride *
+ * p.ext. True when merged. */
+static bool absorb(LyDigit *o, const LyDigit *p, int rank, const int64_t *dims) {
+  int64_t span, st, ext = 0;
+  if (!same_e(o, p, rank) || !p->wrap || o->stride == LY_DYNAMIC || p->stride == LY_DYNAMIC ||
+      !ly_mul(p->div, p->ext, &span) || span != o->div || !ly_mul(p->stride, p->ext, &st) || st != o->stride ||
+      (o->wrap && !ly_mul(o->ext, p->ext, &ext)))
+    return false;
+  o->stride = p->stride;
+  o->div = p->div;
+  if (o->wrap) {
+    o->ext = ext;
+  } else {
+    int64_t maxe = lyd_digit_max_e(o, rank, dims);
+    o->ext = maxe == LY_DYNAMIC ? LY_DYNAMIC : maxe / o->div + 1;
+  }
+  return true;
+}
+
 static int merge_pass(int rank, const int64_t *dims, LyDigit *g, int n);
 
 /* Sorts and merges until nothing merges: a merged digit may sort next to
@@ -208,26 +228,9 @@ static int merge_digits(int rank, const int64_t *dims, LyDigit *g, int n) {
 
 static int merge_pass(int rank, const int64_t *dims, LyDigit *g, int n) {
   int m = 0;
-  for (int k = 0; k < n; k++) {
-    if (m > 0) {
-      LyDigit *o = &g[m - 1], *p = &g[k];
-      int64_t span, st, ext;
-      if (same_e(o, p, rank) && p->wrap && o->stride != LY_DYNAMIC && p->stride != LY_DYNAMIC &&
-          ly_mul(p->div, p->ext, &span) && span == o->div && ly_mul(p->stride, p->ext, &st) &&
-          st == o->stride && (!o->wrap || ly_mul(o->ext, p->ext, &ext))) {
-        o->stride = p->stride;
-        o->div = p->div;
-        if (o->wrap) {
-          o->ext = ext;
-        } else {
-          int64_t maxe = lyd_digit_max_e(o, rank, dims);
-          o->ext = maxe == LY_DYNAMIC ? LY_DYNAMIC : maxe / o->div + 1;
-        }
-        continue;
-      }
-    }
-    g[m++] = g[k];
-  }
+  for (int k = 0; k < n; k++)
+    if (!(m > 0 && absorb(&g[m - 1], &g[k], rank, dims)))
+      g[m++] = g[k];
   return m;
 }
 
@@ -264,23 +267,9 @@ static int normalize_digit(LyDigit *x, int rank, const int64_t *dims, LyArena *a
 
 static int merge_subs(LyDigit *s, int n, int64_t *coef, int rank, const int64_t *dims, LyArena *a) {
   int m = 0;
-  for (int k = 0; k < n; k++) {
-    LyDigit *o = m ? &s[m - 1] : NULL, *p = &s[k];
-    int64_t span, c, ext;
-    if (o && same_e(o, p, rank) && p->wrap && ly_mul(p->div, p->ext, &span) && span == o->div &&
-        ly_mul(p->stride, p->ext, &c) && c == o->stride && (!o->wrap || ly_mul(o->ext, p->ext, &ext))) {
-      o->div = p->div;
-      o->stride = p->stride;
-      if (o->wrap) {
-        o->ext = ext;
-      } else {
-        int64_t maxe = lyd_digit_max_e(o, rank, dims);
-        o->ext = maxe == LY_DYNAMIC ? LY_DYNAMIC : maxe / o->div + 1;
-      }
-      continue;
-    }
-    s[m++] = *p;
-  }
+  for (int k = 0; k < n; k++) /* the stride of a sub-digit is its coefficient */
+    if (!(m > 0 && absorb(&s[m - 1], &s[k], rank, dims)))
+      s[m++] = s[k];
   /* A merge can leave value(sub) alone in a sub's E: collapse it. */
   for (int k = 0; k < m; k++)
     if (s[k].dim < 0 && collapse_single_sub(&s[k], rank) && normalize_digit(&s[k], rank, dims, a) < 0)
