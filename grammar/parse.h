@@ -6,8 +6,8 @@
 #include "desc/desc.h"
 
 #define LYP_MAX_NEST 64
-#define LYP_MAX_SUBS 8
-#define LYP_MAX_DIGIT_NEST 8
+#define LYP_MAX_SUBS LY_MAX_SUBS
+#define LYP_MAX_DIGIT_NEST LY_MAX_DIGIT_NEST
 
 /* A digit under construction in the general layout. */
 typedef struct {

@@ -111,6 +111,14 @@ again:
       set_loc(p, loc);
       val->str.s = p->tok + 1;
       val->str.len = (int)(p->cur - p->tok) - 2;
+      /* Strings are text: printed types and JSON stay valid UTF-8. */
+      size_t bad = ly_utf8_check(val->str.s, (size_t)val->str.len);
+      if (bad < (size_t)val->str.len) {
+        LyLoc l = {p->line, (int)(val->str.s + bad - p->line_start) + 1};
+        lyp_error(p, l, "byte 0x%02x in this string is not valid UTF-8", (unsigned char)val->str.s[bad]);
+        p->lex_error = true;
+        return LYT_LYT_UNDEF;
+      }
       return LYT_STRING;
     }
     ["] {

@@ -271,7 +271,11 @@ static bool set_memspace(LyParser *p, int64_t num, const char *s, int len, LYT_L
 
 static bool add_perm(LyParser *p, int64_t v, LYT_LTYPE l) {
   LySpec *s = &p->ast.spec;
-  if (s->nperm == LY_MAX_RANK || v >= LY_MAX_RANK) {
+  if (v >= p->ast.rank) {
+    lyp_error(p, L(l), "tiled_layout order names dim %lld, but the type has rank %d", (long long)v, p->ast.rank);
+    return false;
+  }
+  if (s->nperm == LY_MAX_RANK) {
     lyp_error(p, L(l), "tiled_layout order has more than %d dims", LY_MAX_RANK);
     return false;
   }

@@ -31,8 +31,54 @@ static bool has_dynamic_dim(const LyTypeAst *a) {
 
 /* ===== Format tags (oneDNN) ================================================ */
 
-static const char *const families[] = {"abcdefghijkl", "ncdhw", "goidhw", "tnc", "x"};
+static const char *const families[] = {"abcdefghijklmnop", "ncdhw", "goidhw", "tnc", "x"};
 static const char *const family_names[] = {"abstract", "activation", "weights", "sequence", "plain 1-D"};
+
+static bool in_family(int f, char c) { return c && strchr(families[f], c); }
+
+/* Why no family holds the letters: a letter of no family at all, an abstract
+ * tag with a gap, or letters of two families. Always false. */
+static bool tag_family_error(const char *letters, const int *cols, int n, int *err_col, LyBuf *err) {
+  for (int k = 0; k < n; k++) {
+    bool any = false;
+    for (int f = 0; f < 5; f++)
+      any = any || in_family(f, letters[k]);
+    if (!any) {
+      *err_col = cols[k];
+      ly_buf_printf(err, "'%c' is not a dim letter of any format tag family", letters[k]);
+      return false;
+    }
+  }
+  /* Letters of one named family (the first letter's) judge the others;
+   * otherwise the tag is abstract and must use a.. without gaps. */
+  static const int order[] = {1, 2, 3, 4, 0};
+  for (int o = 0; o < 5; o++) {
+    int f = order[o];
+    if (!in_family(f, letters[0]))
+      continue;
+    for (int k = 1; k < n; k++)
+      if (!in_family(f, letters[k])) {
+        *err_col = cols[k];
+        ly_buf_printf(err, "format tag mixes families: '%c' is not %s %s dim like '%c'", letters[k],
+                      f == 1 || f == 0 ? "an" : "a", family_names[f], letters[0]);
+        return false;
+      }
+    if (f != 0)
+      continue; /* a named family holds the first letter but not all: try the next */
+    for (int k = 0; k < n; k++) {
+      bool found = false;
+      for (int j = 0; j < n; j++)
+        found = found || letters[j] == 'a' + k;
+      if (!found) {
+        ly_buf_printf(err, "format tag with %d dims must use letters 'a' to '%c': '%c' is missing", n,
+                      'a' + n - 1, 'a' + k);
+        return false;
+      }
+    }
+  }
+  LY_ASSERT(!"a family holds the first letter");
+  return false;
+}
 
 bool lyd_tag_parse(const char *tag, size_t len, int rank, LyTagInfo *out, int *err_col, LyBuf *err) {
   memset(out, 0, sizeof *out);
@@ -84,43 +130,8 @@ bool lyd_tag_parse(const char *tag, size_t len, int rank, LyTagInfo *out, int *e
     if (all)
       fam = f;
   }
-  if (fam < 0) {
-    /* Explain: either letters of two families, or an abstract tag with a gap. */
-    bool all_abstract = true;
-    for (int k = 0; k < n; k++)
-      all_abstract = all_abstract && strchr(families[0], letters[k]);
-    if (all_abstract) {
-      for (int k = 0; k < n; k++) {
-        bool found = false;
-        for (int j = 0; j < n; j++)
-          found = found || letters[j] == 'a' + k;
-        if (!found) {
-          ly_buf_printf(err, "format tag with %d dims must use letters 'a' to '%c': '%c' is missing", n,
-                        'a' + n - 1, 'a' + k);
-          return false;
-        }
-      }
-    }
-    int bad = -1, f0 = -1;
-    for (int f = 1; f < 5 && bad < 0; f++) {
-      if (!strchr(families[f], letters[0]))
-        continue;
-      f0 = f;
-      for (int k = 1; k < n; k++)
-        if (!strchr(families[f], letters[k])) {
-          bad = k;
-          break;
-        }
-    }
-    if (f0 < 0 || bad < 0) {
-      ly_buf_printf(err, "'%c' is not a dim letter of any format tag family", letters[0]);
-      return false;
-    }
-    *err_col = cols[bad];
-    ly_buf_printf(err, "format tag mixes families: '%c' is not %s %s dim like '%c'", letters[bad],
-                  f0 == 1 ? "an" : "a", family_names[f0], letters[0]);
-    return false;
-  }
+  if (fam < 0)
+    return tag_family_error(letters, cols, n, err_col, err);
   /* Logical position of each letter: its rank within the family order. */
   int pos[LY_MAX_RANK];
   for (int k = 0; k < n; k++) {
@@ -138,7 +149,8 @@ bool lyd_tag_parse(const char *tag, size_t len, int rank, LyTagInfo *out, int *e
     int64_t v = 0;
     if (!isdigit((unsigned char)tag[i])) {
       *err_col = (int)i;
-      ly_buf_printf(err, "expected a block size (digits) in format tag, found '%c'", tag[i]);
+      ly_buf_puts(err, "expected a block size (digits) in format tag, found ");
+      ly_buf_put_char(err, tag + i, len - i);
       return false;
     }
     for (; i < len && isdigit((unsigned char)tag[i]); i++)
@@ -641,16 +653,10 @@ static bool build_general(Builder *b, LyTypeImpl *t, LyDigit *g) {
 /* ===== Entry ================================================================ */
 
 static bool check_sizes(Builder *b, const LyTypeAst *a) {
-  int64_t numel = 1;
-  for (int d = 0; d < a->rank; d++) {
-    if (a->dims[d] == LY_DYNAMIC)
-      continue;
-    if (!ly_mul(numel, a->dims[d], &numel)) {
-      error_at(b, a->dim_loc[d], "number of elements overflows 64 bits at this dim");
-      return false;
-    }
-  }
-  return true;
+  int d = lyd_check_numel(a->rank, a->dims);
+  if (d >= 0)
+    error_at(b, a->dim_loc[d], "number of elements overflows 64 bits at this dim");
+  return d < 0;
 }
 
 const LyTypeImpl *lyd_build(LyCtx *ctx, const LyTypeAst *a) {
@@ -705,17 +711,13 @@ const LyTypeImpl *lyd_build(LyCtx *ctx, const LyTypeAst *a) {
       break;
     }
   }
-  int64_t bytes;
-  if (ok && t.kind == LYD_DIGITS && t.alloc != LY_DYNAMIC &&
-      (!ly_mul(t.alloc, lyElemGetBits(t.elem), &bytes))) {
-    error_at(&b, s->kind == LYS_NONE ? a->dim_loc[0] : s->loc, "size in bytes overflows 64 bits");
+  if (ok && t.kind == LYD_DIGITS && !lyd_check_alloc_bits(t.alloc, t.elem)) {
+    error_at(&b, s->kind == LYS_NONE ? a->dim_loc[0] : s->loc, "size in bits overflows 64 bits");
     ok = false;
   }
   const LyTypeImpl *r = NULL;
   if (ok) {
     r = lyd_intern(ctx, &t, g);
-    if (!r)
-      ly_diag_emit(&ctx->diag, LY_SEVERITY_ERROR, a->src, (LyLoc){1, 1}, "out of memory");
   } else if (ctx->diag.errors == errors_before) {
     ly_diag_emit(&ctx->diag, LY_SEVERITY_ERROR, a->src, (LyLoc){1, 1}, "out of memory");
   }

@@ -147,8 +147,6 @@ static void simplify_general(LyDigit *g, int rank, const int64_t *dims, int64_t 
 
 static int cmp_i64(int64_t a, int64_t b) { return a < b ? -1 : a > b; }
 
-static int digit_cmp_rank; /* qsort has no context argument */
-
 static int digit_cmp_r(const LyDigit *a, const LyDigit *b, int rank) {
   bool ga = a->dim < 0, gb = b->dim < 0;
   if (ga != gb)
@@ -175,7 +173,18 @@ static int digit_cmp_r(const LyDigit *a, const LyDigit *b, int rank) {
   return cmp_i64(a->stride, b->stride);
 }
 
-static int digit_cmp(const void *pa, const void *pb) { return digit_cmp_r(pa, pb, digit_cmp_rank); }
+/* Canonical digit order. An insertion sort rather than qsort: the comparator
+ * needs the rank and qsort has no context argument (a global would race
+ * between threads with their own contexts); digit lists are short. */
+static void sort_digits(LyDigit *g, int n, int rank) {
+  for (int i = 1; i < n; i++) {
+    LyDigit x = g[i];
+    int j = i;
+    for (; j > 0 && digit_cmp_r(&g[j - 1], &x, rank) > 0; j--)
+      g[j] = g[j - 1];
+    g[j] = x;
+  }
+}
 
 /* Same E: same simple dim, or same coefficients and nested digits. */
 static bool same_e(const LyDigit *a, const LyDigit *b, int rank) {
@@ -217,8 +226,7 @@ static int merge_pass(int rank, const int64_t *dims, LyDigit *g, int n);
  * another it continues. */
 static int merge_digits(int rank, const int64_t *dims, LyDigit *g, int n) {
   for (;;) {
-    digit_cmp_rank = rank;
-    qsort(g, n, sizeof *g, digit_cmp);
+    sort_digits(g, n, rank);
     int m = merge_pass(rank, dims, g, n);
     if (m == n)
       return n;
@@ -345,8 +353,7 @@ static int normalize_digit(LyDigit *x, int rank, const int64_t *dims, LyArena *a
         if (r > 0 && y.stride != 0)
           s[m++] = y;
       }
-      digit_cmp_rank = rank;
-      qsort(s, m, sizeof *s, digit_cmp);
+      sort_digits(s, m, rank);
       x->nsub = merge_subs(s, m, c, rank, dims, a);
       if (x->nsub < 0)
         return -1;
@@ -483,7 +490,8 @@ static bool grow(LyCtx *c) {
   return true;
 }
 
-static const LyTypeImpl *intern_canonical(LyCtx *c, LyTypeImpl *t, LyDigit *digits, LyArena *scratch);
+static const LyTypeImpl *intern_canonical(LyCtx *c, LyTypeImpl *t, LyDigit *digits, LyArena *scratch,
+                                          const char **why);
 
 /* Moves a digit's coefficient and sub-digit storage into the arena. */
 static bool digit_deep_copy(LyArena *a, LyDigit *g, int rank) {
@@ -503,16 +511,58 @@ static bool digit_deep_copy(LyArena *a, LyDigit *g, int rank) {
   return true;
 }
 
+int lyd_check_numel(int rank, const int64_t *dims) {
+  int64_t numel = 1;
+  for (int d = 0; d < rank; d++)
+    if (dims[d] != LY_DYNAMIC && !ly_mul(numel, dims[d], &numel))
+      return d;
+  return -1;
+}
+
+bool lyd_check_alloc_bits(int64_t alloc, LyElem elem) {
+  int64_t bits;
+  return alloc == LY_DYNAMIC || ly_mul(alloc, lyElemGetBits(elem), &bits);
+}
+
+/* Whether g's nesting (g counted as level 1) stays within the printable limits. */
+static bool nest_ok(const LyDigit *g, int level) {
+  if (level > LY_MAX_DIGIT_NEST || g->nsub > LY_MAX_SUBS)
+    return false;
+  for (int j = 0; j < g->nsub; j++)
+    if (!nest_ok(&g->sub[j], level + 1))
+      return false;
+  return true;
+}
+
+const char *lyd_check_sizes(const LyTypeImpl *t) {
+  if (lyd_check_numel(t->rank, t->dims) >= 0)
+    return "number of elements overflows 64 bits";
+  if (t->kind == LYD_DIGITS && !lyd_check_alloc_bits(t->alloc, t->elem))
+    return "size in bits overflows 64 bits";
+  int64_t end;
+  if (t->kind == LYD_DIGITS && t->alloc != LY_DYNAMIC && t->base != LY_DYNAMIC && !ly_add(t->base, t->alloc, &end))
+    return "offsets overflow 64 bits";
+  for (int k = 0; t->kind == LYD_DIGITS && k < t->ndigits; k++)
+    if (!nest_ok(&t->digits[k], 1))
+      return "digits nested deeper or wider than the general form allows";
+  return NULL;
+}
+
 const LyTypeImpl *lyd_intern(LyCtx *c, LyTypeImpl *t, LyDigit *digits) {
   LY_ASSERT(t->ndigits <= LY_MAX_DIGITS);
+  const char *why = NULL;
   LyArena scratch;
   ly_arena_init(&scratch);
-  const LyTypeImpl *r = intern_canonical(c, t, digits, &scratch);
+  const LyTypeImpl *r = intern_canonical(c, t, digits, &scratch, &why);
   ly_arena_free(&scratch);
+  if (!r)
+    ly_diag_emit(&c->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "%s", why ? why : "out of memory");
   return r;
 }
 
-static const LyTypeImpl *intern_canonical(LyCtx *c, LyTypeImpl *t, LyDigit *digits, LyArena *scratch) {
+/* NULL with *why set when t breaks the size rules, NULL alone on OOM. */
+static const LyTypeImpl *intern_canonical(LyCtx *c, LyTypeImpl *t, LyDigit *digits, LyArena *scratch,
+                                          const char **why) {
   int64_t numel = 1;
   for (int d = 0; d < t->rank; d++)
     if (t->dims[d] == 0)
@@ -527,6 +577,8 @@ static const LyTypeImpl *intern_canonical(LyCtx *c, LyTypeImpl *t, LyDigit *digi
     t->ndigits = 0;
   }
   t->digits = digits;
+  if ((*why = lyd_check_sizes(t)))
+    return NULL;
   if (t->ms_str && !*t->ms_str)
     t->ms_str = NULL;
   t->hash = type_hash(t);
@@ -616,19 +668,14 @@ LyType lyTypeGetRowMajor(LyContext ctx, LyElem elem, int rank, const int64_t *di
     t.dims[d] = dims[d];
   }
   LyDigit g[LY_MAX_RANK];
-  int64_t bits;
   if (dynamic) {
     t.kind = LYD_SYMBOLIC;
     t.symbolic = "";
-  } else if ((t.ndigits = lyd_row_major_digits(rank, dims, g, &t.alloc)) < 0 ||
-             !ly_mul(t.alloc, lyElemGetBits(elem), &bits)) {
-    ly_diag_emit(&c->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "size of the type overflows 64 bits");
+  } else if ((t.ndigits = lyd_row_major_digits(rank, dims, g, &t.alloc)) < 0) {
+    ly_diag_emit(&c->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "number of elements overflows 64 bits");
     return (LyType){NULL};
   }
-  const LyTypeImpl *r = lyd_intern(c, &t, g);
-  if (!r)
-    ly_diag_emit(&c->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "out of memory");
-  return lyd_wrap(r);
+  return lyd_wrap(lyd_intern(c, &t, g));
 }
 
 bool lyd_plain_strides(const LyTypeImpl *t, int64_t *strides) {
@@ -655,49 +702,90 @@ bool lyd_plain_strides(const LyTypeImpl *t, int64_t *strides) {
 
 /* --- Offset range ---------------------------------------------------------- */
 
-#define RANGE_ENUM_LIMIT (1 << 22)
+/* Work allowed to enumerate offsets exactly, in digit evaluations (one per
+ * digit node and coefficient, per visited index): a few milliseconds. Past
+ * it the range is the analytic bound. Documented in docs/fuzzing.md. */
+#define RANGE_WORK_BUDGET (1 << 22)
 
-/* Extremes of one dim's contribution (the digits that use only that dim):
- * at the ends when it is one plain digit, else by visiting every index. */
-static bool dim_range(int rank, const int64_t *dims, const LyDigit *g, int n, const int *owner, int d,
-                      int64_t *lo, int64_t *hi) {
-  int count = 0, plain = -1;
-  for (int k = 0; k < n; k++)
-    if (owner[k] == d)
-      count++, plain = g[k].dim == d && g[k].div == 1 && !g[k].wrap ? k : -1;
-  *lo = *hi = 0;
-  if (count == 0 || dims[d] == 0)
-    return true;
-  if (count == 1 && plain >= 0) {
-    int64_t end;
-    if (!ly_mul(g[plain].stride, dims[d] - 1, &end))
-      return false;
-    *lo = end < 0 ? end : 0, *hi = end > 0 ? end : 0;
-    return true;
-  }
-  if (dims[d] > RANGE_ENUM_LIMIT)
-    return false;
-  int64_t idx[LY_MAX_RANK] = {0};
-  for (int64_t i = 0; i < dims[d]; i++) {
-    idx[d] = i;
-    int64_t f = 0;
-    for (int k = 0; k < n; k++)
-      if (owner[k] == d)
-        f += g[k].stride * lyd_digit_value(&g[k], rank, idx); /* below the checked bound */
-    *lo = f < *lo ? f : *lo, *hi = f > *hi ? f : *hi;
-  }
-  return true;
+int64_t lyd_digit_cost(const LyDigit *g, int rank) {
+  if (g->dim >= 0)
+    return 1;
+  int64_t c = 1;
+  for (int d = 0; d < rank; d++)
+    c += g->coef[d] != 0;
+  for (int j = 0; j < g->nsub; j++)
+    c += lyd_digit_cost(&g->sub[j], rank);
+  return c;
 }
 
-/* The conservative bound: every digit at its extreme independently. */
-static bool loose_range(int rank, const int64_t *dims, const LyDigit *g, int n, int64_t *lo, int64_t *hi) {
+static unsigned digit_dims(const LyDigit *g, int rank) {
+  unsigned m = 0;
+  for (int d = 0; d < rank; d++)
+    if (lyd_digit_uses_dim(g, rank, d))
+      m |= 1u << d;
+  return m;
+}
+
+/* The conservative bound: every digit at its extreme independently (the
+ * digits in sel, or all when sel is NULL). */
+static bool loose_range_sel(int rank, const int64_t *dims, const LyDigit *g, int n, const bool *sel, int64_t *lo,
+                            int64_t *hi) {
   *lo = *hi = 0;
   for (int k = 0; k < n; k++) {
+    if (sel && !sel[k])
+      continue;
     int64_t top = lyd_digit_max_value(&g[k], rank, dims), reach;
     if (top == LY_DYNAMIC || g[k].stride == LY_DYNAMIC || !ly_mul(g[k].stride, top, &reach) ||
         !ly_add(reach < 0 ? *lo : *hi, reach, reach < 0 ? lo : hi))
       return false;
   }
+  return true;
+}
+
+static bool loose_range(int rank, const int64_t *dims, const LyDigit *g, int n, int64_t *lo, int64_t *hi) {
+  return loose_range_sel(rank, dims, g, n, NULL, lo, hi);
+}
+
+/* Exact extremes of the digits in `sel` (which use only the dims in `dims_m`)
+ * by visiting every index of those dims; false when that costs more than
+ * *budget (which it then leaves alone). One plain digit needs no visit. */
+static bool component_range(int rank, const int64_t *dims, const LyDigit *g, int n, const bool *sel,
+                            unsigned dims_m, int64_t *budget, int64_t *lo, int64_t *hi) {
+  int64_t count = 1, cost = 0, work;
+  int nsel = 0, last = -1;
+  for (int d = 0; d < rank; d++)
+    if (dims_m >> d & 1 && !ly_mul(count, dims[d], &count))
+      return false;
+  for (int k = 0; k < n; k++)
+    if (sel[k])
+      cost += lyd_digit_cost(&g[k], rank), nsel++, last = k;
+  *lo = *hi = 0;
+  if (nsel == 1 && g[last].dim >= 0 && g[last].div == 1 && !g[last].wrap) {
+    int64_t end;
+    if (!ly_mul(g[last].stride, dims[g[last].dim] - 1, &end))
+      return false;
+    *lo = end < 0 ? end : 0, *hi = end > 0 ? end : 0;
+    return true;
+  }
+  if (!ly_mul(count, cost, &work) || work > *budget)
+    return false;
+  *budget -= work;
+  int64_t idx[LY_MAX_RANK] = {0}, l = INT64_MAX, h = INT64_MIN;
+  for (int64_t e = 0; e < count; e++) {
+    int64_t f = 0;
+    for (int k = 0; k < n; k++)
+      if (sel[k])
+        f += g[k].stride * lyd_digit_value(&g[k], rank, idx); /* within the loose bound */
+    l = f < l ? f : l, h = f > h ? f : h;
+    for (int d = rank - 1; d >= 0; d--) {
+      if (!(dims_m >> d & 1))
+        continue;
+      if (++idx[d] < dims[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  *lo = l, *hi = h;
   return true;
 }
 
@@ -714,41 +802,36 @@ bool lyd_offset_range(int rank, const int64_t *dims, const LyDigit *g, int n, in
   }
   if (!loose_range(rank, dims, g, n, lo, hi))
     return false;
-  /* Digits of one dim are independent of other dims: the extremes add up
-   * dim by dim. A digit over several dims couples them: visit every element
-   * (small types), or keep the loose bound. */
-  int owner[LY_MAX_DIGITS];
-  bool coupled = false;
+  /* Digits that share no dim vary independently: their extremes add up.
+   * Group the digits into components (linked by shared dims), then take
+   * each component's exact range where visiting it fits the budget and its
+   * loose range otherwise. */
+  unsigned mask[LY_MAX_DIGITS];
+  bool done[LY_MAX_DIGITS] = {0}, sel[LY_MAX_DIGITS];
+  for (int k = 0; k < n; k++)
+    mask[k] = digit_dims(&g[k], rank);
+  int64_t budget = RANGE_WORK_BUDGET, l = 0, h = 0;
   for (int k = 0; k < n; k++) {
-    owner[k] = g[k].dim;
-    if (g[k].dim < 0) {
-      for (int d = 0; d < rank; d++)
-        if (lyd_digit_uses_dim(&g[k], rank, d))
-          owner[k] = owner[k] == -1 ? d : -2;
-      coupled = coupled || owner[k] == -2;
+    if (done[k])
+      continue;
+    unsigned m = mask[k];
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (int j = 0; j < n; j++)
+        if (!done[j] && (mask[j] & m) && (mask[j] | m) != m)
+          m |= mask[j], grew = true;
     }
-  }
-  if (coupled) {
-    if (numel > RANGE_ENUM_LIMIT)
-      return !(*exact = false);
-    int64_t idx[LY_MAX_RANK] = {0}, l = INT64_MAX, h = INT64_MIN;
-    for (int64_t e = 0; e < numel; e++) {
-      int64_t f = 0;
-      for (int k = 0; k < n; k++)
-        f += g[k].stride * lyd_digit_value(&g[k], rank, idx);
-      l = f < l ? f : l, h = f > h ? f : h;
-      for (int d = rank - 1; d >= 0 && ++idx[d] == dims[d]; d--)
-        idx[d] = 0;
+    for (int j = 0; j < n; j++)
+      sel[j] = !done[j] && ((mask[j] & m) || (j == k));
+    int64_t cl, ch;
+    if (!component_range(rank, dims, g, n, sel, m, &budget, &cl, &ch)) {
+      *exact = false;
+      if (!loose_range_sel(rank, dims, g, n, sel, &cl, &ch))
+        return false;
     }
-    *lo = l, *hi = h;
-    return true;
-  }
-  int64_t l = 0, h = 0;
-  for (int d = 0; d < rank; d++) {
-    int64_t dl, dh;
-    if (!dim_range(rank, dims, g, n, owner, d, &dl, &dh))
-      return !(*exact = false); /* a huge dim: keep the loose bound */
-    l += dl, h += dh; /* each within the loose bound, which did not overflow */
+    for (int j = 0; j < n; j++)
+      done[j] = done[j] || sel[j];
+    l += cl, h += ch; /* each within the loose bound, which did not overflow */
   }
   *lo = l, *hi = h;
   return true;

@@ -24,6 +24,12 @@
 #define LY_MAX_TILES 8
 #define LY_MAX_BLOCKS 4
 #define LY_MAX_DIGITS 64
+/* Limits of the general form, shared by the parser and the size rules so
+ * that every interned type prints as text the parser reads: a digit has at
+ * most LY_MAX_SUBS nested digits, and nesting (the digit itself included) is
+ * at most LY_MAX_DIGIT_NEST deep. */
+#define LY_MAX_SUBS 8
+#define LY_MAX_DIGIT_NEST 8
 
 typedef struct LyDigit {
   int64_t stride; /* elements; LY_DYNAMIC if '?' (in a sub-digit: its coefficient in E) */
@@ -124,8 +130,22 @@ int lyd_tiled_digits(const LySpec *spec, int rank, const int64_t *dims, LyDigit 
                      LyArena *scratch);
 
 /* Canonicalises t's digits in place (t->digits must be writable) and interns
- * it. NULL on allocation failure. (desc.c) */
+ * it. Every constructor of a type ends here, so the size rules
+ * (lyd_check_sizes) hold for every type whoever built it. NULL after
+ * reporting an unlocated error (a size that overflows, or out of memory).
+ * (desc.c) */
 const LyTypeImpl *lyd_intern(LyCtx *ctx, LyTypeImpl *t, LyDigit *digits);
+
+/* The size rules: the element count of the static dims, the allocation in
+ * bits (so byte sizes and bit offsets never wrap) and base + allocation fit
+ * in 64 bits, and nested digits stay within the parser's limits (so the
+ * printed form always parses). NULL when they hold, else what is wrong. The parser checks
+ * the same rules earlier, to locate the dim or layout at fault. */
+const char *lyd_check_sizes(const LyTypeImpl *t);
+/* The first static dim at which the running element count overflows, or -1. */
+int lyd_check_numel(int rank, const int64_t *dims);
+/* Whether alloc elements of elem have a size in bits that fits in 64 bits. */
+bool lyd_check_alloc_bits(int64_t alloc, LyElem elem);
 
 /* Canonicalises n digits in place; general digits' coefficients and nested
  * digits are copied into scratch. Returns the new count, -1 on OOM. */
@@ -147,6 +167,10 @@ bool lyd_digit_uses_dim(const LyDigit *g, int rank, int d);
  * False on overflow. */
 bool lyd_offset_range(int rank, const int64_t *dims, const LyDigit *g, int n, int64_t *lo, int64_t *hi,
                       bool *exact);
+
+/* Cost of evaluating a digit once (its nodes and coefficients): the unit of
+ * the enumeration budgets. */
+int64_t lyd_digit_cost(const LyDigit *g, int rank);
 
 /* Largest value of E over the type's index space (static dims). */
 int64_t lyd_digit_max_e(const LyDigit *g, int rank, const int64_t *dims);

@@ -326,17 +326,13 @@ static void print_digit_expr(const LyDigit *g, int rank, LyBuf *out) {
     }
     for (int j = 0; j < g->nsub; j++) {
       const LyDigit *sub = &g->sub[j];
-      int terms = g->nsub;
-      for (int d = 0; d < rank; d++)
-        terms += g->coef[d] != 0;
-      /* 2*((d0) floordiv 2), never 2*(d0) floordiv 2 */
-      bool paren = (sub->div != 1 || sub->wrap) && (sub->stride != 1 || terms > 1);
+      /* A coefficient scales the whole nested digit (the grammar binds
+       * `c*(E) floordiv R mod M` that way): no grouping parentheses, which
+       * would cost a nesting level each. */
       ly_buf_puts(out, first ? "" : " + ");
       if (sub->stride != 1)
         ly_buf_printf(out, "%lld*", (long long)sub->stride);
-      ly_buf_puts(out, paren ? "(" : "");
       print_digit_expr(sub, rank, out);
-      ly_buf_puts(out, paren ? ")" : "");
       first = false;
     }
   }

@@ -133,7 +133,10 @@ static int cmp_abs_stride(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* Exact injectivity by enumeration: at most this many elements, and this
+ * many digit evaluations (lyd_digit_cost), about 0.1 s. */
 #define INJECTIVE_ENUM_LIMIT (1 << 24)
+#define INJECTIVE_WORK_LIMIT (1 << 26)
 
 LyStatus lyTypeIsInjective(LyType t, int *out) {
   const LyTypeImpl *x = lyd_type(t);
@@ -190,7 +193,11 @@ LyStatus lyTypeIsInjective(LyType t, int *out) {
       return LY_OK;
     }
   }
-  if (numel > INJECTIVE_ENUM_LIMIT || x->alloc > 8 * (int64_t)INJECTIVE_ENUM_LIMIT)
+  int64_t cost = 1, work;
+  for (int k = 0; k < x->ndigits; k++)
+    cost += lyd_digit_cost(&x->digits[k], x->rank);
+  if (numel > INJECTIVE_ENUM_LIMIT || x->alloc > 8 * (int64_t)INJECTIVE_ENUM_LIMIT || !ly_mul(numel, cost, &work) ||
+      work > INJECTIVE_WORK_LIMIT)
     return LY_ERROR_UNKNOWN;
   /* Exact: mark every offset in a bitmap. */
   uint8_t *seen = ly_malloc((size_t)x->alloc / 8 + 1);

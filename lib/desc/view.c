@@ -119,10 +119,7 @@ static LyType make_view(View *v, int rank, const int64_t *dims, LyDigit *g, int 
         alloc = 0;
   }
   t.alloc = alloc;
-  const LyTypeImpl *r = lyd_intern(v->ctx, &t, g);
-  if (!r)
-    verror(v, "out of memory");
-  return lyd_wrap(r);
+  return lyd_wrap(lyd_intern(v->ctx, &t, g));
 }
 
 /* ===== permute ============================================================== */

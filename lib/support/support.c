@@ -151,6 +151,47 @@ void ly_buf_printf(LyBuf *b, const char *fmt, ...) {
 
 const char *ly_buf_cstr(LyBuf *b) { return b->data && !b->oom ? b->data : ""; }
 
+/* Length of the well-formed UTF-8 sequence at s[0, len), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t len) {
+  size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+  if (s[0] >= 0xf5 || n == 0 || n > len)
+    return 0;
+  for (size_t i = 1; i < n; i++)
+    if ((s[i] & 0xc0) != 0x80)
+      return 0;
+  return n;
+}
+
+size_t ly_utf8_check(const char *s, size_t len) {
+  const unsigned char *u = (const unsigned char *)s;
+  for (size_t i = 0; i < len;) {
+    size_t n = u[i] < 0x80 ? 1 : utf8_len(u + i, len - i);
+    if (!n)
+      return i;
+    i += n;
+  }
+  return len;
+}
+
+size_t ly_buf_put_char(LyBuf *b, const char *s, size_t len) {
+  const unsigned char *u = (const unsigned char *)s;
+  if (len == 0) {
+    ly_buf_puts(b, "end of input");
+    return 0;
+  }
+  if (u[0] >= 0x20 && u[0] < 0x7f) {
+    ly_buf_printf(b, "'%c'", s[0]);
+    return 1;
+  }
+  size_t n = u[0] >= 0x80 ? utf8_len(u, len) : 0;
+  if (n) {
+    ly_buf_printf(b, "'%.*s'", (int)n, s);
+    return n;
+  }
+  ly_buf_printf(b, "byte 0x%02x", u[0]);
+  return 1;
+}
+
 /* --- Hashing -------------------------------------------------------------- */
 
 uint64_t ly_hash_bytes(uint64_t h, const void *p, size_t n) {

@@ -53,6 +53,12 @@ void ly_buf_puts(LyBuf *b, const char *s);
 void ly_buf_printf(LyBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ly_buf_vprintf(LyBuf *b, const char *fmt, va_list ap);
 const char *ly_buf_cstr(LyBuf *b); /* "" when empty or on OOM */
+/* Appends the character at s[0, len) for a message: 'c' quoted, a whole
+ * UTF-8 sequence quoted, "byte 0xNN" for anything else, "end of input" when
+ * len is 0. Returns the bytes it covered. */
+size_t ly_buf_put_char(LyBuf *b, const char *s, size_t len);
+/* Index of the first byte of s[0, len) that is not well-formed UTF-8, or len. */
+size_t ly_utf8_check(const char *s, size_t len);
 
 /* --- Checked arithmetic: false on overflow ---------------------------------- */
 static inline bool ly_mul(int64_t a, int64_t b, int64_t *r) { return !__builtin_mul_overflow(a, b, r); }

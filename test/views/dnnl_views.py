@@ -22,7 +22,7 @@ import sys
 
 sys.dont_write_bytecode = True  # keep the source tree clean when lit runs this
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from viewlib import cmdline, csv, indices, prod, ravel, run, type_str, unravel  # noqa: E402
+from viewlib import cmdline, factor, regroup, csv, indices, prod, ravel, run, type_str, unravel  # noqa: E402
 
 # oneDNN abstract tags (all in dnnl_types.h of 2.6), ranks 2..5.
 TAGS = [
@@ -70,16 +70,6 @@ def tag_rank(tag):
     return i
 
 
-def factor(rng, n):
-    out = []
-    while n > 1:
-        divs = [d for d in range(2, n + 1) if n % d == 0]
-        d = rng.choice(divs) if rng.random() < 0.7 else n
-        out.append(d)
-        n //= d
-    return out
-
-
 def rand_dims(rng, rank, blocks):
     while True:
         dims = []
@@ -120,19 +110,7 @@ def rand_reshape(rng, dims, blocks):
         while rng.random() < 0.5 or not new:
             new.insert(rng.randint(0, len(new)), 1)
         return new[:12]
-    fs = []
-    for n in dims:
-        if n == 1:
-            if rng.random() < 0.5:
-                fs.append(1)
-        else:
-            fs.extend(factor(rng, n) if rng.random() < 0.5 else [n])
-    new = []
-    for f in fs:
-        if new and rng.random() < 0.4:
-            new[-1] *= f
-        else:
-            new.append(f)
+    new = regroup(rng, dims, 0.5, 0.4)
     while rng.random() < 0.25:
         new.insert(rng.randint(0, len(new)), 1)
     return (new or [1])[:12]

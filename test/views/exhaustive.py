@@ -34,7 +34,7 @@ import sys
 
 sys.dont_write_bytecode = True  # keep the source tree clean when lit runs this
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from viewlib import (affine_strides, cmdline, csv, digit_view_exists, indices, parse_type, prod,  # noqa: E402
+from viewlib import (factor, regroup, affine_strides, cmdline, csv, digit_view_exists, indices, parse_type, prod,  # noqa: E402
                      ravel, run, strided_model, tag_model, tiled_model, type_str, unravel)
 
 LETTERS = "abcdefghijkl"
@@ -143,34 +143,12 @@ GENERATORS = [gen_strided, gen_strided, gen_tag, gen_tag, gen_tiled]
 # ---------------------------------------------------------------------------------------------
 # Requests
 
-def factor(rng, n):
-    """A random ordered factorization of n into factors > 1 (n itself for primes)."""
-    out = []
-    while n > 1:
-        divs = [d for d in range(2, n + 1) if n % d == 0]
-        d = rng.choice(divs) if rng.random() < 0.7 else n
-        out.append(d)
-        n //= d
-    return out
-
 
 def gen_reshape(rng, dims):
     numel = prod(dims)
     if rng.random() < 0.7:
         # regroup: split each dim into factors, group consecutive factors, add/remove 1s
-        fs = []
-        for d in dims:
-            if d == 1:
-                if rng.random() < 0.5:
-                    fs.append(1)
-            else:
-                fs.extend(factor(rng, d) if rng.random() < 0.6 else [d])
-        new = []
-        for f in fs:
-            if new and rng.random() < 0.4:
-                new[-1] *= f
-            else:
-                new.append(f)
+        new = regroup(rng, dims, 0.6, 0.4)
         while rng.random() < 0.3:
             new.insert(rng.randint(0, len(new)), 1)
     else:

@@ -26,7 +26,7 @@ from numpy.lib.stride_tricks import as_strided
 
 sys.dont_write_bytecode = True  # keep the source tree clean when lit runs this
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from viewlib import cmdline, csv, prod, run, type_str, unravel  # noqa: E402
+from viewlib import cmdline, factor, regroup, csv, prod, run, type_str, unravel  # noqa: E402
 
 ITEM = 4  # int32 buffer, f32 types: both 4 bytes
 
@@ -64,31 +64,9 @@ def rand_source(rng):
     return dims, strides, rng.choice([0, 0, 0, 1, 2, 5])
 
 
-def factor(rng, n):
-    out = []
-    while n > 1:
-        divs = [d for d in range(2, n + 1) if n % d == 0]
-        d = rng.choice(divs) if rng.random() < 0.7 else n
-        out.append(d)
-        n //= d
-    return out
-
-
 def rand_reshape(rng, dims):
     if rng.random() < 0.6:
-        fs = []
-        for d in dims:
-            if d == 1:
-                if rng.random() < 0.5:
-                    fs.append(1)
-            else:
-                fs.extend(factor(rng, d) if rng.random() < 0.6 else [d])
-        new = []
-        for f in fs:
-            if new and rng.random() < 0.45:
-                new[-1] *= f
-            else:
-                new.append(f)
+        new = regroup(rng, dims, 0.6, 0.45)
     else:
         new = factor(rng, prod(dims))
         rng.shuffle(new)

@@ -241,3 +241,34 @@ def digit_view_exists(F, dims):
         if F[lin] != F[0] + sum(gs[k][idx[k]] for k in range(r)):
             return False
     return all(_chain_ok(gs[k], dims[k]) for k in range(r))
+
+
+def factor(rng, n):
+    """A random ordered factorization of n into factors > 1 (n itself for primes)."""
+    out = []
+    while n > 1:
+        divs = [d for d in range(2, n + 1) if n % d == 0]
+        d = rng.choice(divs) if rng.random() < 0.7 else n
+        out.append(d)
+        n //= d
+    return out
+
+
+def regroup(rng, dims, p_split, p_join):
+    """New dims for a reshape: each dim of extent > 1 split into random factors
+    (with probability p_split), extent-1 dims kept or dropped, and consecutive
+    factors joined (with probability p_join)."""
+    fs = []
+    for d in dims:
+        if d == 1:
+            if rng.random() < 0.5:
+                fs.append(1)
+        else:
+            fs.extend(factor(rng, d) if rng.random() < p_split else [d])
+    new = []
+    for f in fs:
+        if new and rng.random() < p_join:
+            new[-1] *= f
+        else:
+            new.append(f)
+    return new

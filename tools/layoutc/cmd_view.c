@@ -1,11 +1,20 @@
 /* layoutc reshape | permute | slice | broadcast: print the view's type, or
  * exit 1 with the reason no view exists. */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "driver.h"
 
 typedef enum { VIEW_RESHAPE, VIEW_PERMUTE, VIEW_SLICE, VIEW_BROADCAST } ViewKind;
+
+/* 1-based column of entry i of a comma-separated list. */
+static int entry_col(const char *text, int i) {
+  const char *s = text;
+  for (; i > 0 && *s; s++)
+    i -= *s == ',';
+  return (int)(s - text) + 1;
+}
 
 static int run_view(ViewKind kind, int argc, char **argv) {
   static const char *const names[] = {"reshape", "permute", "slice", "broadcast"};
@@ -43,8 +52,14 @@ static int run_view(ViewKind kind, int argc, char **argv) {
     break;
   case VIEW_PERMUTE: {
     int perm[LY_MAX_RANK];
-    for (int i = 0; i < na; i++)
-      perm[i] = a[i] < LY_MAX_RANK ? (int)a[i] : LY_MAX_RANK;
+    for (int i = 0; i < na; i++) {
+      if (a[i] >= rank) {
+        arg_error("<arg 2>", argv[1], entry_col(argv[1], i), "permutation entry %" PRId64 " is out of range 0..%d",
+                  a[i], rank - 1);
+        goto done;
+      }
+      perm[i] = (int)a[i];
+    }
     v = lyTypePermute(ctx, t, perm);
     break;
   }

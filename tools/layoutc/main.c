@@ -1,6 +1,7 @@
 /* layoutc: the command-line driver. A thin layer over the public API: it
  * parses arguments, calls the library, prints results and picks the exit
  * status (0 ok, 1 bad input or impossible operation, 2 usage). */
+#include <errno.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -149,6 +150,16 @@ static const struct {
     {"emit-llvm", cmd_emit_llvm},
 };
 
+/* Output that could not be written (a full disk, a closed pipe) is a
+ * failure, whatever the command computed. */
+static int finish_output(int status) {
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "layoutc: error: cannot write the output: %s\n", strerror(errno));
+    return status ? status : EXIT_BAD_INPUT;
+  }
+  return status;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2)
     return usage(NULL);
@@ -159,7 +170,7 @@ int main(int argc, char **argv) {
   }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (!strcmp(cmd, commands[i].name))
-      return commands[i].run(argc - 2, argv + 2);
+      return finish_output(commands[i].run(argc - 2, argv + 2));
   fprintf(stderr, "layoutc: unknown command '%s'\n", cmd);
   return usage(NULL);
 }

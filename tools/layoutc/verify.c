@@ -1,22 +1,40 @@
 /* Source files for the driver: reading a file (or stdin), splitting it at
  * `// -----` lines, and MLIR-style `--verify-diagnostics`: diagnostics are
  * captured and matched against `// expected-error {{...}}` annotations. */
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "driver.h"
+
+/* Source files larger than this are refused (the parsers' own limit). */
+#define MAX_SOURCE_BYTES ((size_t)16 << 20)
+
+static char *read_error(FILE *f, char *buf, const char *path, const char *why) {
+  fprintf(stderr, "layoutc: error: cannot read '%s': %s\n", path, why);
+  if (f != stdin)
+    fclose(f);
+  free(buf);
+  return NULL;
+}
 
 char *read_file(const char *path, size_t *len) {
   FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
   if (!f) {
-    fprintf(stderr, "layoutc: cannot open '%s'\n", path);
+    fprintf(stderr, "layoutc: error: cannot open '%s': %s\n", path, strerror(errno));
     return NULL;
   }
-  size_t cap = 4096, n = 0;
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode))
+    return read_error(f, NULL, path, "it is a directory");
+  size_t cap = 4096, n = 0, got;
   char *buf = malloc(cap);
-  size_t got;
   while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
     n += got;
+    if (n > MAX_SOURCE_BYTES)
+      return read_error(f, buf, path, "larger than the 16 MiB limit");
     if (n == cap) {
       char *nb = realloc(buf, cap *= 2);
       if (!nb)
@@ -24,12 +42,12 @@ char *read_file(const char *path, size_t *len) {
       buf = nb;
     }
   }
+  if (!buf)
+    return read_error(f, NULL, path, "out of memory");
+  if (ferror(f))
+    return read_error(f, buf, path, strerror(errno));
   if (f != stdin)
     fclose(f);
-  if (!buf) {
-    fprintf(stderr, "layoutc: out of memory reading '%s'\n", path);
-    return NULL;
-  }
   *len = n;
   return buf;
 }
@@ -109,6 +127,27 @@ typedef struct {
 
 static const char *const sev_names[] = {"error", "warning", "note"};
 
+/* `@+N` / `@-N` after expected-<sev>: the target line, which must exist in a
+ * file of int-sized line numbers. False when the offset is malformed or
+ * out of range. */
+static bool parse_line_offset(const char **sp, const char *eol, int line, int *target) {
+  const char *s = *sp;
+  int sign = *s == '-' ? -1 : 1;
+  if (*s == '+' || *s == '-')
+    s++;
+  long long v = 0;
+  const char *digits = s;
+  for (; s < eol && *s >= '0' && *s <= '9'; s++)
+    if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *s - '0', &v) || v > INT_MAX)
+      v = (long long)INT_MAX + 1;
+  *sp = s;
+  long long t = line + sign * v;
+  if (s == digits || v > INT_MAX || t < 1 || t > INT_MAX)
+    return false;
+  *target = (int)t;
+  return true;
+}
+
 /* Parses `expected-<sev>[@<offset>] {{text}}` annotations of one chunk. */
 static int collect_expected(const Chunk *ch, Expected *out, int max) {
   int n = 0, line = ch->first_line;
@@ -134,8 +173,8 @@ static int collect_expected(const Chunk *ch, Expected *out, int max) {
           target = line - 1, s += 5;
         else if (!strncmp(s, "below", 5))
           target = line + 1, s += 5;
-        else
-          target = line + (int)strtol(s, (char **)&s, 10);
+        else if (!parse_line_offset(&s, eol, line, &target))
+          target = -line; /* negative: reported by verify_chunk at this line */
       }
       while (s < eol && *s == ' ')
         s++;
@@ -159,6 +198,13 @@ bool verify_chunk(const Chunk *ch, Capture *c, const char *file_name) {
   Expected exp[256];
   int ne = collect_expected(ch, exp, 256);
   bool ok = true;
+  for (int k = 0; k < ne; k++)
+    if (exp[k].line < 0) {
+      fprintf(stderr, "%s:%d: error: expected-%s has a line offset that is malformed or leaves the file\n",
+              file_name, -exp[k].line, sev_names[exp[k].sev]);
+      exp[k].matched = true;
+      ok = false;
+    }
   for (int i = 0; i < c->n; i++) {
     CapturedDiag *d = &c->diags[i];
     bool found = false;
