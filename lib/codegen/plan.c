@@ -596,4 +596,6 @@ void lyc_plan_print(const LycPlan *p, LyBuf *out) {
     print_nest(&p->nests[i], "copy", i, out);
   for (int i = 0; i < p->nzero; i++)
     print_nest(&p->zero[i], "zero", i, out);
+  if (p->kind == LYC_PLAN_NESTS && !p->memset_dst && !p->nnests && !p->nzero)
+    ly_buf_puts(out, "nothing to copy\n"); /* no elements, no allocation */
 }
