@@ -75,13 +75,21 @@ static int64_t level_stride(const LyTypeImpl *t, int d, int64_t rj) {
   return s;
 }
 
+static bool levels_below(const LyTypeImpl *src, const LyTypeImpl *dst, int d, int64_t n, Levels *lv);
+
 /* The levels of dim d, or false when the boundaries are not a chain (or a
  * digit is general), in which case the pair is planned element by element. */
 static bool dim_levels(const LyTypeImpl *src, const LyTypeImpl *dst, int d, Levels *lv) {
-  int64_t n = src->dims[d], r[MAX_LEVELS];
+  return levels_below(src, dst, d, src->dims[d], lv);
+}
+
+/* The levels of dim d over [0, n); src may be NULL (zero nests: nothing is
+ * read, so only the destination's boundaries count, up to its padding). */
+static bool levels_below(const LyTypeImpl *src, const LyTypeImpl *dst, int d, int64_t n, Levels *lv) {
+  int64_t r[MAX_LEVELS];
   int nr = 0;
   r[nr++] = 1;
-  if (!add_boundaries(src, d, n, r, &nr) || !add_boundaries(dst, d, n, r, &nr))
+  if ((src && !add_boundaries(src, d, n, r, &nr)) || !add_boundaries(dst, d, n, r, &nr))
     return false;
   qsort(r, nr, sizeof *r, cmp_i64);
   lv->n = 0;
@@ -94,7 +102,7 @@ static bool dim_levels(const LyTypeImpl *src, const LyTypeImpl *dst, int d, Leve
   }
   for (int j = 0; j < lv->n; j++) {
     lv->e[j] = j + 1 < lv->n ? lv->r[j + 1] / lv->r[j] : INT64_MAX;
-    lv->ss[j] = level_stride(src, d, lv->r[j]);
+    lv->ss[j] = src ? level_stride(src, d, lv->r[j]) : 0;
     lv->ds[j] = level_stride(dst, d, lv->r[j]);
   }
   return true;
@@ -346,22 +354,55 @@ static int cmp_digit_stride(const void *a, const void *b) {
   return cmp_i64(&((const LyDigit *)a)->stride, &((const LyDigit *)b)->stride);
 }
 
+/* Whether the digits of dim d split its index as one mixed-radix number:
+ * sorted by div, the first has div 1, each next one starts where the one
+ * below wraps, and only the outermost may go unreduced. Then each padded
+ * index of the dim is one combination of digit values. Two digits over the
+ * same range of a dim (`(d0) * 5 + (d0) * 1`) are not a split: their offsets
+ * leave holes that no padded index names. *top gets the outermost div. */
+static bool dim_is_radix(const LyTypeImpl *t, int d, int64_t *top) {
+  int64_t next = 1;
+  bool open = false;
+  int seen = 0;
+  *top = 1;
+  for (int k = 0; k < t->ndigits; k++)
+    seen += t->digits[k].dim == d;
+  for (int n = 0; n < seen; n++) { /* the digit whose div is next */
+    const LyDigit *g = NULL;
+    for (int k = 0; k < t->ndigits && !g; k++)
+      if (t->digits[k].dim == d && t->digits[k].div == next)
+        g = &t->digits[k];
+    if (!g || open)
+      return false;
+    *top = g->div;
+    open = !g->wrap;
+    if (g->wrap && !ly_mul(g->div, g->ext, &next))
+      return false;
+  }
+  return true;
+}
+
 /* True when dst's digits tile [0, alloc) exactly once each dim is padded:
- * sorted by stride, each digit's stride is the span of the ones below it,
- * where a dim's outermost digit may be widened to reach the next stride
- * (the padding of a blocked dim; canonical digits are tight, so a dim of 5
- * in blocks of 16 has one digit of extent 5 followed by a stride of 16).
- * Then the padding is the padded index space minus the logical one, and
- * pad[d] gets each dim's padded extent. */
+ * each dim's digits split its index (dim_is_radix), and sorted by stride,
+ * each digit's stride is the span of the ones below it, where a dim's
+ * outermost digit may be widened to reach the next stride (the padding of a
+ * blocked dim; canonical digits are tight, so a dim of 5 in blocks of 16 has
+ * one digit of extent 5 followed by a stride of 16). Then the padding is the
+ * padded index space minus the logical one, and pad[d] gets each dim's
+ * padded extent: its outermost digit's div times (widened) extent. */
 static bool padded_dense(const LyTypeImpl *t, int64_t *pad) {
-  if (t->base != 0)
+  int64_t top[LY_MAX_RANK];
+  if (t->base != 0 || has_general(t))
     return false;
+  for (int d = 0; d < t->rank; d++) {
+    pad[d] = t->dims[d];
+    if (!dim_is_radix(t, d, &top[d]))
+      return false;
+  }
   LyDigit g[LY_MAX_DIGITS];
   if (t->ndigits) /* digits is NULL when there are none */
     memcpy(g, t->digits, t->ndigits * sizeof *g);
   qsort(g, t->ndigits, sizeof *g, cmp_digit_stride);
-  for (int d = 0; d < t->rank; d++)
-    pad[d] = t->dims[d];
   int64_t expect = 1;
   for (int k = 0; k < t->ndigits; k++) {
     int64_t next = k + 1 < t->ndigits ? g[k + 1].stride : t->alloc, ext = g[k].ext;
@@ -369,36 +410,38 @@ static bool padded_dense(const LyTypeImpl *t, int64_t *pad) {
       return false;
     if (!g[k].wrap && next % expect == 0 && next / expect > ext)
       ext = next / expect;
-    if (!g[k].wrap && !ly_mul(g[k].div, ext, &pad[g[k].dim]))
+    if (g[k].div == top[g[k].dim] && !ly_mul(g[k].div, ext, &pad[g[k].dim]))
       return false;
     if (!ly_mul(expect, ext, &expect))
       return false;
   }
+  for (int d = 0; d < t->rank; d++)
+    if (pad[d] < t->dims[d])
+      return false; /* a dim that wraps onto itself: not injective */
   return expect == t->alloc;
 }
 
 /* Nests that write zero over the padding: for each padded dim d, the boxes
  * with dims before d in range, d in its padding, later dims anywhere. */
-static bool zero_nests(LycPlan *p, const Levels *lv, const int64_t *pad, int V) {
+static bool zero_nests(LycPlan *p, const int64_t *pad, int V) {
   int dbytes = p->dbytes;
   const LyTypeImpl *t = p->dst;
   DimBoxes *db = ly_malloc(t->rank * sizeof *db);
-  if (!db)
-    return false;
-  bool ok = true;
+  Levels *lv = ly_malloc(t->rank * sizeof *lv);
+  bool ok = db && lv;
+  for (int d = 0; d < t->rank && ok; d++) /* the dst's own levels, up to the padding */
+    ok = levels_below(NULL, t, d, pad[d], &lv[d]);
   for (int d = 0; d < t->rank && ok; d++) {
     if (pad[d] == t->dims[d])
       continue;
     for (int e = 0; e < t->rank && ok; e++) {
       int64_t a = e == d ? t->dims[e] : 0, b = e < d ? t->dims[e] : pad[e];
       ok = range_boxes(&lv[e], a, b, &db[e]);
-      for (int k = 0; k < db[e].n; k++)
-        for (int l = 0; l < db[e].b[k].nloops; l++)
-          db[e].b[k].loops[l].ss = 0; /* nothing is read */
     }
     ok = ok && product_nests(db, t->rank, &p->zero, &p->nzero, V, p->sbytes, dbytes, 0, 0); /* base 0: padded_dense */
   }
   ly_free(db);
+  ly_free(lv);
   return ok;
 }
 
@@ -462,7 +505,7 @@ static bool plan_nests(LycPlan *p, int V) {
     ok = false;
   int64_t pad[LY_MAX_RANK];
   if (ok && padded_dense(t, pad)) {
-    ok = zero_nests(p, lv, pad, V);
+    ok = zero_nests(p, pad, V);
     if (ok)
       fold_padding(p);
   } else if (ok) {
@@ -553,4 +596,6 @@ void lyc_plan_print(const LycPlan *p, LyBuf *out) {
     print_nest(&p->nests[i], "copy", i, out);
   for (int i = 0; i < p->nzero; i++)
     print_nest(&p->zero[i], "zero", i, out);
+  if (p->kind == LYC_PLAN_NESTS && !p->memset_dst && !p->nnests && !p->nzero)
+    ly_buf_puts(out, "nothing to copy\n"); /* no elements, no allocation */
 }

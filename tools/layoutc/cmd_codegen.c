@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmd_codegen.h"
 #include "driver.h"
@@ -74,26 +76,61 @@ static int parse_repack_args(int argc, char **argv, RepackArgs *a) {
   return 0;
 }
 
-/* Reads exactly `size` bytes; anything else is reported. NULL on error. */
+static void size_mismatch(const char *path, int64_t got, int more, int64_t size, const char *type_text) {
+  fprintf(stderr, "layoutc: error: '%s' has %s%" PRId64 " bytes but the source type '%s' needs exactly %" PRId64 " bytes\n",
+          path, more ? "more than " : "", more ? size : got, type_text, size);
+}
+
+/* Reads f to its end into a buffer grown as data arrives, never past size + 1
+ * bytes: the input's length decides the allocation, not the type's (a 1 TB
+ * type with a 96-byte input is a size mismatch, not "out of memory"). */
+static unsigned char *read_growing(FILE *f, const char *path, int64_t size, int64_t *got) {
+  size_t cap = 0, n = 0, limit = (size_t)size + 1;
+  unsigned char *buf = NULL;
+  while (n < limit) {
+    if (n == cap) {
+      size_t want = cap ? cap * 2 : 1 << 16;
+      unsigned char *grown = realloc(buf, want < limit ? want : limit);
+      if (!grown) {
+        fprintf(stderr, "layoutc: error: out of memory reading '%s'\n", path);
+        free(buf);
+        return NULL;
+      }
+      buf = grown, cap = want < limit ? want : limit;
+    }
+    size_t k = fread(buf + n, 1, cap - n, f);
+    n += k;
+    if (k == 0)
+      break;
+  }
+  if (ferror(f)) {
+    fprintf(stderr, "layoutc: error: cannot read '%s': %s\n", path, strerror(errno));
+    free(buf);
+    return NULL;
+  }
+  *got = (int64_t)n;
+  return buf ? buf : malloc(1);
+}
+
+/* Reads exactly `size` bytes; anything else is reported. NULL on error. A
+ * regular file's size is checked before anything is allocated. */
 static unsigned char *read_exact(const char *path, int64_t size, const char *type_text) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     fprintf(stderr, "layoutc: error: cannot open '%s': %s\n", path, strerror(errno));
     return NULL;
   }
-  unsigned char *buf = malloc((size_t)size + 1);
-  size_t got = buf ? fread(buf, 1, (size_t)size + 1, f) : 0;
-  int err = ferror(f);
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (int64_t)st.st_size != size) {
+    size_mismatch(path, (int64_t)st.st_size, (int64_t)st.st_size > size, size, type_text);
+    fclose(f);
+    return NULL;
+  }
+  int64_t got = 0;
+  unsigned char *buf = read_growing(f, path, size, &got);
   fclose(f);
-  if (!buf || err || got != (size_t)size) {
-    if (!buf)
-      fprintf(stderr, "layoutc: error: out of memory reading '%s'\n", path);
-    else if (err)
-      fprintf(stderr, "layoutc: error: cannot read '%s'\n", path);
-    else
-      fprintf(stderr,
-              "layoutc: error: '%s' has %s%zu bytes but the source type '%s' needs exactly %" PRId64 " bytes\n",
-              path, got > (size_t)size ? "more than " : "", got > (size_t)size ? (size_t)size : got, type_text, size);
+  if (buf && got != size) {
+    size_mismatch(path, got, got > size, size, type_text);
     free(buf);
     return NULL;
   }
@@ -138,10 +175,29 @@ static void fill_bench_input(unsigned char *buf, int64_t bytes, LyElem e) {
   }
 }
 
+/* A benchmark holds source and destination at once; past half the physical
+ * memory it would swap (or be killed) instead of measuring anything. */
+static int bench_fits(int64_t sbytes, int64_t dbytes) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  int64_t total, phys;
+  if (pages <= 0 || page <= 0 || __builtin_mul_overflow((int64_t)pages, (int64_t)page, &phys))
+    phys = INT64_MAX;
+  if (__builtin_add_overflow(sbytes, dbytes, &total) || total > phys / 2) {
+    fprintf(stderr,
+            "layoutc: error: the benchmark needs %" PRId64 " + %" PRId64 " bytes (source and destination), "
+            "more than half of the physical memory (%" PRId64 " bytes)\n",
+            sbytes, dbytes, phys);
+    return 0;
+  }
+  return 1;
+}
+
 static int run_bench(LyRepackKernel k, LyType s, LyType t, const RepackArgs *a) {
   int64_t sbytes, dbytes;
   lyTypeGetSizeBytes(s, &sbytes);
   lyTypeGetSizeBytes(t, &dbytes);
+  if (!bench_fits(sbytes, dbytes))
+    return EXIT_BAD_INPUT;
   unsigned char *src = aligned_alloc(64, (size_t)(sbytes + 64) & ~(size_t)63);
   unsigned char *dst = aligned_alloc(64, (size_t)(dbytes + 64) & ~(size_t)63);
   if (!src || !dst) {
