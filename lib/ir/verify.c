@@ -185,7 +185,9 @@ static bool check_permutation(LyirModule *m, const LyirOp *op, const LyirAttr *a
   return true;
 }
 
-/* oneDNN permute_axes: the operand's dim i becomes the result's dim perm[i]. */
+/* MLIR's convention (linalg.transpose, stablehlo.transpose, NumPy
+ * transpose(x, axes)): result dim i is operand dim perm[i]. The CLI's
+ * `permute` keeps oneDNN's inverse convention (SPEC 3.3). */
 static bool verify_transpose(LyirModule *m, const LyirOp *op) {
   static const char *const attrs[] = {"permutation", NULL};
   const LyTypeImpl *in = op->operands[0]->type, *out = op->results[0]->type;
@@ -195,11 +197,10 @@ static bool verify_transpose(LyirModule *m, const LyirOp *op) {
       !(a = int_array(m, op, "permutation", in->rank, perm)) || !check_permutation(m, op, a, perm, in->rank))
     return false;
   for (int i = 0; i < in->rank; i++) {
-    int64_t want = in->dims[i], got = out->dims[perm[i]];
+    int64_t want = in->dims[perm[i]], got = out->dims[i];
     if (want != got) {
       op_error(m, op, op->result_type_locs[0],
-               "result dim %" PRId64 " must be %" PRId64 " (operand dim %d moves there), found %" PRId64, perm[i],
-               want, i, got);
+               "result dim %d must be %" PRId64 " (operand dim %" PRId64 "), found %" PRId64, i, want, perm[i], got);
       return false;
     }
   }

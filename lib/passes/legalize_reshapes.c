@@ -94,9 +94,11 @@ static const LyTypeImpl *view_of(Legalize *L, const LyirOp *op, const LyTypeImpl
       return lyd_type(lyTypeReshapeStrided(L->ctx, s, res->rank, res->dims));
     return lyd_type(lyTypeReshape(L->ctx, s, res->rank, res->dims));
   case LYIR_OP_TRANSPOSE:
+    /* The IR's permutation is MLIR's (result dim i is operand dim p[i]);
+     * lyTypePermute takes oneDNN's, its inverse. */
     attr = lyir_op_attr(op, "permutation");
     for (int i = 0; i < src->rank; i++)
-      perm[i] = (int)attr->value.elems[i].i;
+      perm[attr->value.elems[i].i] = i;
     return lyd_type(lyTypePermute(L->ctx, s, perm));
   case LYIR_OP_SLICE:
     for (int i = 0; i < src->rank; i++) {
@@ -144,11 +146,13 @@ static const LyTypeImpl *source_of_declared(Legalize *L, const LyirOp *op, const
   if (op->kind == LYIR_OP_RESHAPE) {
     x = lyd_type(lyTypeReshape(L->ctx, lyd_wrap(want), src->rank, src->dims));
   } else {
+    /* Back from the result to the operand: in oneDNN's convention that is
+     * the IR's (MLIR) permutation itself. */
     const LyirAttr *perm = lyir_op_attr(op, "permutation");
-    int inverse[LY_MAX_RANK];
+    int back[LY_MAX_RANK];
     for (int i = 0; i < src->rank; i++)
-      inverse[perm->value.elems[i].i] = i;
-    x = lyd_type(lyTypePermute(L->ctx, lyd_wrap(want), inverse));
+      back[i] = (int)perm->value.elems[i].i;
+    x = lyd_type(lyTypePermute(L->ctx, lyd_wrap(want), back));
   }
   if (x && (x == src || view_of(L, op, x) != want))
     x = NULL;
