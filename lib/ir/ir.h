@@ -159,6 +159,13 @@ bool lyir_verify(LyirModule *m);
 void lyir_error(LyirModule *m, LyLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void lyir_note(LyirModule *m, LyLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* A variant's layout string (docs/ir.md: a format tag's name, a
+ * tiled_layout, strided or layout spelling, or "any") applied to t's dims,
+ * element type and memory space: the interned type (of layout `any` for
+ * "any"), or NULL with the reason appended to *why (may be NULL). Reports
+ * nothing. (layout_attr.c) */
+const LyTypeImpl *lyir_layout_apply(LyirModule *m, const LyTypeImpl *t, LyirStr s, LyBuf *why);
+
 /* The canonical spelling of a type in a buffer the caller frees with
  * ly_buf_free (for messages). */
 void lyir_type_str(const LyTypeImpl *t, LyBuf *out);
