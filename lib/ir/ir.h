@@ -122,6 +122,8 @@ LyirOp *lyir_op_create_unary(LyirModule *m, LyirOpKind kind, LyLoc loc, LyirValu
 void lyir_op_append(LyirFunc *f, LyirOp *op);
 void lyir_op_insert_before(LyirFunc *f, LyirOp *pos, LyirOp *op);
 void lyir_op_insert_after(LyirFunc *f, LyirOp *pos, LyirOp *op);
+/* Unlinks op (its memory stays in the arena); its results must be unused. */
+void lyir_op_remove(LyirFunc *f, LyirOp *op);
 
 const LyirAttr *lyir_op_attr(const LyirOp *op, const char *name);
 
