@@ -429,7 +429,7 @@ static bool search(LypqGraph *g, Search *s) {
     if (s->have_best && lower_bound(g) >= s->best_cost)
       return true;
     int n = g->nodes[x].n;
-    int *order = ly_malloc((size_t)n * (sizeof(int) + sizeof(int64_t)) + (size_t)g->nnodes * sizeof(int));
+    int *order = ly_malloc((size_t)(n + 2) * (sizeof(int) + sizeof(int64_t)) + (size_t)g->nnodes * sizeof(int));
     if (!order)
       return false;
     int64_t *est = (int64_t *)(order + n + (n & 1));
