@@ -131,7 +131,8 @@ typedef struct {
   int nvals;
   LyirOp **ops; /* every op, in order */
   int nops;
-  int *opnode; /* per op: its variant node, or -1 */
+  int *opnode;   /* per op: its variant node, or -1 */
+  int *opfirst;  /* per op: the first node made for it (then up to the next op's) */
   Demand *dem;
   int ndem, cdem;
   /* the mentioned layouts: spellings with their rank */
@@ -679,6 +680,7 @@ static void build_ops(Assign *A) {
   for (int o = 0; o < A->nops && !A->oom; o++) {
     const LyirOp *op = A->ops[o];
     A->opnode[o] = -1;
+    A->opfirst[o] = A->nnodes;
     if (variants_of(op))
       variant_op(A, o);
     else if (is_elementwise(op))
@@ -693,6 +695,32 @@ static void build_ops(Assign *A) {
       for (int j = 0; j < op->nresults; j++)
         value_node(A, val(A, op->results[j]));
   }
+  A->opfirst[A->nops] = A->nnodes;
+}
+
+/* The greedy baseline's order, XLA-style: program order, an `any`
+ * argument right after its first user (it follows that op's constraint),
+ * copy nodes last. NULL on OOM. */
+static int *greedy_order(Assign *A) {
+  int *order = aalloc(A, (size_t)A->nnodes * sizeof *order);
+  bool *placed = aalloc(A, (size_t)A->nnodes);
+  if (!order || !placed)
+    return NULL;
+  int n = 0;
+  for (int o = 0; o < A->nops; o++) {
+    const LyirOp *op = A->ops[o];
+    for (int id = A->opfirst[o]; id < A->opfirst[o + 1]; id++)
+      placed[id] = true, order[n++] = id;
+    for (int i = 0; i < op->noperands; i++) {
+      const Val *x = val(A, op->operands[i]);
+      if (!x->v->def && x->node >= 0 && !placed[x->node])
+        placed[x->node] = true, order[n++] = x->node;
+    }
+  }
+  for (int id = 0; id < A->nnodes; id++)
+    if (!placed[id])
+      order[n++] = id;
+  return order;
 }
 
 /* --- Copies: the demands on one value, grouped by layout ------------------------- */
@@ -972,6 +1000,7 @@ static bool index_func(Assign *A) {
   A->vals = aalloc(A, (size_t)nv * sizeof *A->vals);
   A->ops = aalloc(A, (size_t)no * sizeof *A->ops);
   A->opnode = aalloc(A, (size_t)no * sizeof *A->opnode);
+  A->opfirst = aalloc(A, (size_t)(no + 1) * sizeof *A->opfirst);
   if (A->oom)
     return false;
   for (int i = 0; i < A->f->nargs; i++)
@@ -1040,8 +1069,14 @@ static LyStatus solve_and_apply(Assign *A) {
     return LY_ERROR_NOMEM;
   LypqResult r;
   LyStatus st = LY_OK;
-  if (A->flags & LY_PASS_ASSIGN_GREEDY)
-    lypq_solve_greedy(A->g, sel, &r);
+  if (A->flags & LY_PASS_ASSIGN_GREEDY) {
+    const int *order = greedy_order(A);
+    if (!order) {
+      ly_free(sel);
+      return LY_ERROR_NOMEM;
+    }
+    lypq_solve_greedy(A->g, order, sel, &r);
+  }
   else
     st = lypq_solve(A->g, LYPQ_DEFAULT_BUDGET, sel, &r);
   if (st == LY_OK && r.cost >= LYPQ_INF) {

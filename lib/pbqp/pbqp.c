@@ -510,8 +510,8 @@ int64_t lypq_eval(const LypqGraph *g, const int *sel) {
   return c;
 }
 
-/* Choice i of x against its neighbours: the chosen ones at their choice;
- * for the others, only whether some choice of theirs stays finite. */
+/* Choice i of x against its neighbours: the chosen ones at their choice,
+ * the others at their cheapest (one step of lookahead, no more). */
 static int64_t greedy_cost(const LypqGraph *g, int x, int i, const int *sel) {
   const Node *nx = &g->nodes[x];
   int64_t v = nx->c[i];
@@ -525,18 +525,21 @@ static int64_t greedy_cost(const LypqGraph *g, int x, int i, const int *sel) {
       continue;
     }
     int64_t m = LYPQ_INF;
-    for (int j = 0; j < ny->n; j++)
-      m = lypq_add(at(ed->m, xu, nx->n, ny->n, i, j), ny->c[j]) < m ? 0 : m;
+    for (int j = 0; j < ny->n; j++) {
+      int64_t c = lypq_add(at(ed->m, xu, nx->n, ny->n, i, j), ny->c[j]);
+      m = c < m ? c : m;
+    }
     v = lypq_add(v, m);
   }
   return v;
 }
 
-void lypq_solve_greedy(const LypqGraph *g, int *sel, LypqResult *out) {
+void lypq_solve_greedy(const LypqGraph *g, const int *order, int *sel, LypqResult *out) {
   memset(out, 0, sizeof *out);
   for (int i = 0; i < g->nnodes; i++)
     sel[i] = -1;
-  for (int x = 0; x < g->nnodes; x++) {
+  for (int at = 0; at < g->nnodes; at++) {
+    int x = order ? order[at] : at;
     int64_t best = LYPQ_INF + 1;
     for (int i = 0; i < g->nodes[x].n; i++) {
       int64_t v = greedy_cost(g, x, i, sel);

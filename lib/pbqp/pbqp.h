@@ -59,9 +59,10 @@ LyStatus lypq_solve(LypqGraph *g, long budget, int *sel, LypqResult *out);
 
 /* The cost of a selection (before solving). */
 int64_t lypq_eval(const LypqGraph *g, const int *sel);
-/* The baseline: nodes in id order, each at its cheapest choice given the
- * choices already made (and that its other neighbours stay feasible). Does
- * not consume the graph. */
-void lypq_solve_greedy(const LypqGraph *g, int *sel, LypqResult *out);
+/* The baseline: nodes in the given order (a permutation of the ids; NULL:
+ * id order), each at its cheapest choice given the choices already made
+ * and each unchosen neighbour at its cheapest. Does not consume the
+ * graph. */
+void lypq_solve_greedy(const LypqGraph *g, const int *order, int *sel, LypqResult *out);
 
 #endif
