@@ -7,7 +7,7 @@
  * Costs are in bytes-equivalent: multiply-adds over a throughput per
  * variant, so variants differ per layer.
  *
- * Usage: assign_bench [--emit resnet50|transformer] [--sizes 1000,10000,100000] */
+ * Usage: assign_bench [--emit resnet50|transformer [SCALE]] [--sizes 1000,10000,100000] */
 #define _GNU_SOURCE
 #include <stdbool.h>
 #include <stdio.h>
@@ -330,9 +330,9 @@ static int scale_for(const char *kind, int n) {
 }
 
 int main(int argc, char **argv) {
-  if (argc == 3 && !strcmp(argv[1], "--emit")) {
-    int ops;
-    char *text = build(!strcmp(argv[2], "resnet50") ? "resnet" : "transformer", 1, &ops);
+  if ((argc == 3 || argc == 4) && !strcmp(argv[1], "--emit")) {
+    int ops; /* a third argument scales the graph (repeated blocks or layers) */
+    char *text = build(!strcmp(argv[2], "resnet50") ? "resnet" : "transformer", argc == 4 ? atoi(argv[3]) : 1, &ops);
     fputs(text, stdout);
     free(text);
     return 0;

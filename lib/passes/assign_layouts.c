@@ -140,6 +140,7 @@ typedef struct {
   int *ment_rank;
   int nment, cment;
   PtrMap plans; /* (operand layout, declared result, op attributes) -> plan */
+  PtrMap memo;  /* (op, NULL): signature; (type, &row_major): its row-major */
   LypqGraph *g;
   int nnodes;
   bool oom;
@@ -204,7 +205,7 @@ static const LyTypeImpl *with_layout(Assign *A, const LyTypeImpl *t, const char 
   return r;
 }
 
-static const LyTypeImpl *row_major(Assign *A, const LyTypeImpl *t) { return with_layout(A, t, ""); }
+static const LyTypeImpl *row_major_uncached(Assign *A, const LyTypeImpl *t) { return with_layout(A, t, ""); }
 
 /* The same layout on another value of the same dims (another element type
  * or memory space): through its spelling. */
@@ -263,12 +264,24 @@ static bool same_dims(const LyTypeImpl *a, const LyTypeImpl *b) {
   return a->rank == b->rank && !memcmp(a->dims, b->dims, (size_t)a->rank * sizeof a->dims[0]);
 }
 
-/* Variant k's layout for entry i (operands then results): NULL for "any". */
+static void *memo_get(Assign *A, const void *a, const void *b, uint64_t c);
+static void memo_put(Assign *A, const void *a, const void *b, uint64_t c, const void *v);
+static const char vl_key;
+
+/* Variant k's layout for entry i (operands then results): NULL for "any".
+ * Cached by value type and spelling: large functions repeat both. */
 static const LyTypeImpl *variant_layout(Assign *A, const LyirOp *op, int k, int i) {
   const LyirAttrValue *e = &variants_of(op)->elems[k].elems[i];
   const LyirValue *v = i < op->noperands ? op->operands[i] : op->results[i - op->noperands];
-  const LyTypeImpl *t = lyir_layout_apply(A->m, v->type, e->s, NULL);
-  return t && t->kind != LYD_ANY ? t : NULL;
+  uint64_t h = ly_hash_bytes(LY_HASH_INIT, e->s.s, (size_t)e->s.len) | 1;
+  const LyTypeImpl *t = memo_get(A, v->type, &vl_key, h);
+  if (!t) {
+    t = lyir_layout_apply(A->m, v->type, e->s, NULL);
+    if (!t) /* verified: it applies; only out of memory fails */
+      return NULL;
+    memo_put(A, v->type, &vl_key, h, t);
+  }
+  return t->kind != LYD_ANY ? t : NULL;
 }
 
 static int64_t variant_cost(const LyirOp *op, int k) {
@@ -336,6 +349,25 @@ static void collect_mentions(Assign *A) {
   map_free(&seen);
 }
 
+static void *memo_get(Assign *A, const void *a, const void *b, uint64_t c) { return map_get3(&A->memo, a, b, c); }
+static void memo_put(Assign *A, const void *a, const void *b, uint64_t c, const void *v) {
+  if (!map_put3(&A->memo, a, b, c, (void *)v))
+    A->oom = true;
+}
+
+static const char rm_key;
+
+/* Row-major of t's dims, cached per type: it is asked for every value. */
+static const LyTypeImpl *row_major(Assign *A, const LyTypeImpl *t) {
+  const LyTypeImpl *r = map_get(&A->memo, t, &rm_key);
+  if (r)
+    return r;
+  r = row_major_uncached(A, t);
+  if (r && !map_put(&A->memo, t, &rm_key, (void *)r))
+    A->oom = true;
+  return r;
+}
+
 /* Base candidates of an `any` type: row-major, then the mentions of its
  * rank that apply. Cached per (interned) type. */
 static const Cands *base_cands(Assign *A, const LyTypeImpl *t, PtrMap *cache) {
@@ -370,7 +402,9 @@ static uint64_t op_signature(const LyirOp *op) {
 
 /* The legalizer's plan for op on an operand in layout src (cached). */
 static const LypassViewPlan *plan(Assign *A, const LyirOp *op, const LyTypeImpl *src) {
-  uint64_t sig = op_signature(op);
+  uint64_t sig = (uint64_t)(uintptr_t)map_get(&A->memo, op, NULL);
+  if (!sig && !map_put(&A->memo, op, NULL, (void *)(uintptr_t)(sig = op_signature(op))))
+    A->oom = true;
   LypassViewPlan *p = map_get3(&A->plans, src, op->results[0]->type, sig);
   if (p)
     return p;
@@ -1114,6 +1148,7 @@ static LyStatus assign_func(LyirModule *m, LyirFunc *f, unsigned flags) {
   }
   lypq_destroy(A.g);
   map_free(&A.plans);
+  map_free(&A.memo);
   ly_free(A.dem);
   ly_arena_free(&A.arena);
   return st;

@@ -27,6 +27,12 @@ struct LypqGraph {
   Edge *edges;
   int nedges, cedges;
   int64_t constant; /* cost of the nodes already removed by R0 or fixed */
+  int nalive;       /* alive nodes */
+  long nedges_alive;
+  int *work;        /* nodes whose degree may have dropped to 2 or less */
+  int nwork;
+  unsigned char *queued;
+  int scan;         /* the RN heuristic's next candidate node */
   bool oom;
 };
 
@@ -80,6 +86,8 @@ void lypq_destroy(LypqGraph *g) {
     ly_free(g->nodes[i].adj);
   ly_free(g->nodes);
   ly_free(g->edges);
+  ly_free(g->work);
+  ly_free(g->queued);
   ly_arena_free(&g->arena);
   ly_free(g);
 }
@@ -97,6 +105,7 @@ int lypq_add_node(LypqGraph *g, int n, const int64_t *costs) {
   if (costs)
     memcpy(c, costs, (size_t)n * sizeof *c);
   nodes[g->nnodes] = (Node){.n = n, .orig = g->nnodes, .c = c, .alive = true};
+  g->nalive++;
   return g->nnodes++;
 }
 
@@ -163,6 +172,7 @@ bool lypq_add_edge(LypqGraph *g, int u, int v, const int64_t *m) {
     return false;
   }
   edges[g->nedges++] = (Edge){u, v, mm, true};
+  g->nedges_alive++;
   return true;
 }
 
@@ -174,6 +184,7 @@ static int64_t at(const int64_t *m, bool x_is_u, int nx, int ny, int i, int j) {
 static void kill_edge(LypqGraph *g, int e) {
   Edge *x = &g->edges[e];
   x->alive = false;
+  g->nedges_alive--;
   adj_remove(&g->nodes[x->u], e);
   adj_remove(&g->nodes[x->v], e);
 }
@@ -256,25 +267,31 @@ static bool reduce_r2(LypqGraph *g, int x, Step *st, int *ys) {
   return ok;
 }
 
-/* Applies R0, R1 and R2 until every alive node has degree 3 or more. */
-static bool reduce(LypqGraph *g, Search *s) {
-  int *work = ly_malloc((size_t)(g->nnodes + 1) * sizeof *work);
-  if (!work)
-    return false;
-  int top = 0;
-  for (int i = g->nnodes - 1; i >= 0; i--)
-    if (g->nodes[i].alive)
-      work[top++] = i;
-  bool *queued = ly_malloc((size_t)g->nnodes + 1);
-  if (!queued) {
-    ly_free(work);
-    return false;
+/* Queues x for reduce() if its degree allows a reduction. */
+static void requeue(LypqGraph *g, int x) {
+  if (g->work && !g->queued[x] && g->nodes[x].alive && g->nodes[x].nadj <= 2) {
+    g->queued[x] = 1;
+    g->work[g->nwork++] = x;
   }
-  memset(queued, 1, (size_t)g->nnodes);
+}
+
+/* Applies R0, R1 and R2 until every alive node has degree 3 or more. The
+ * first call queues every node; later ones only what fixing or reducing
+ * touched, so a long run of fixes stays linear. */
+static bool reduce(LypqGraph *g, Search *s) {
+  if (!g->work) {
+    g->work = ly_malloc((size_t)(g->nnodes + 1) * sizeof *g->work);
+    g->queued = ly_malloc((size_t)g->nnodes + 1);
+    if (!g->work || !g->queued)
+      return false;
+    memset(g->queued, 0, (size_t)g->nnodes + 1);
+    for (int i = g->nnodes - 1; i >= 0; i--)
+      requeue(g, i);
+  }
   bool ok = true;
-  while (ok && top) {
-    int x = work[--top];
-    queued[x] = false;
+  while (ok && g->nwork) {
+    int x = g->work[--g->nwork];
+    g->queued[x] = 0;
     Node *nx = &g->nodes[x];
     if (!nx->alive || nx->nadj > 2)
       continue;
@@ -287,15 +304,11 @@ static bool reduce(LypqGraph *g, Search *s) {
     else
       ok = reduce_r2(g, x, &st, ys);
     nx->alive = false;
+    g->nalive--;
     ok = ok && push_step(s, st);
     for (int k = 0; ok && k < st.kind; k++)
-      if (!queued[ys[k]] && g->nodes[ys[k]].nadj <= 2) {
-        queued[ys[k]] = true;
-        work[top++] = ys[k];
-      }
+      requeue(g, ys[k]);
   }
-  ly_free(work);
-  ly_free(queued);
   return ok;
 }
 
@@ -315,12 +328,7 @@ static int64_t lower_bound(const LypqGraph *g) {
   return lb;
 }
 
-static long alive_size(const LypqGraph *g) {
-  long n = 0;
-  for (int i = 0; i < g->nnodes; i++)
-    n += g->nodes[i].alive ? 1 + g->nodes[i].nadj : 0;
-  return n;
-}
+static long alive_size(const LypqGraph *g) { return g->nalive + 2 * g->nedges_alive; }
 
 /* A compact copy of what is alive (caller ids kept); NULL on OOM. */
 static LypqGraph *clone(const LypqGraph *g, int *local) {
@@ -355,8 +363,10 @@ static bool fix(LypqGraph *g, int x, int i, Search *s) {
     for (int j = 0; j < ny->n; j++)
       ny->c[j] = lypq_add(ny->c[j], at(ed->m, xu, nx->n, ny->n, i, j));
     kill_edge(g, e);
+    requeue(g, (int)(ny - g->nodes));
   }
   nx->alive = false;
+  g->nalive--;
   return push_step(s, (Step){.kind = 3, .x = nx->orig, .nx = nx->n, .choice = i});
 }
 
@@ -417,45 +427,60 @@ static void leaf(Search *s, int64_t cost) {
   s->have_best = true;
 }
 
+/* Past the budget, RN in place: the next alive node in id order (a
+ * monotone scan, so the whole run is linear), at its locally cheapest
+ * choice. */
+static bool rn_step(LypqGraph *g, Search *s) {
+  while (!g->nodes[g->scan].alive)
+    g->scan++;
+  int x = g->scan, n = g->nodes[x].n;
+  int *order = ly_malloc((size_t)n * (sizeof(int) + sizeof(int64_t)) + 16);
+  if (!order)
+    return false;
+  int64_t *est = (int64_t *)(order + n + (n & 1));
+  order_choices(g, x, order, est);
+  bool ok = fix(g, x, order[0], s);
+  ly_free(order);
+  return ok;
+}
+
 static bool search(LypqGraph *g, Search *s) {
   for (;;) {
     if (!reduce(g, s))
       return false;
-    int x = branch_node(g);
-    if (x < 0) {
+    if (!g->nalive) {
       leaf(s, g->constant);
       return true;
     }
+    long size = alive_size(g);
+    if (s->exhausted || s->work + size > s->budget) {
+      /* Back to the incumbent, or make one with RN. */
+      s->exhausted = true;
+      if (s->have_best)
+        return true;
+      s->heuristic = true;
+      if (!rn_step(g, s))
+        return false;
+      continue;
+    }
     if (s->have_best && lower_bound(g) >= s->best_cost)
       return true;
-    int n = g->nodes[x].n;
+    int x = branch_node(g), n = g->nodes[x].n;
     int *order = ly_malloc((size_t)(n + 2) * (sizeof(int) + sizeof(int64_t)) + (size_t)g->nnodes * sizeof(int));
     if (!order)
       return false;
     int64_t *est = (int64_t *)(order + n + (n & 1));
     int *local = (int *)(est + n);
     order_choices(g, x, order, est);
-    long size = alive_size(g);
-    bool ok = true, done = false;
-    for (int k = 0; ok && !done && k < n; k++) {
+    bool ok = true;
+    for (int k = 0; ok && k < n && !(s->exhausted && s->have_best); k++) {
       int i = order[k];
-      if (s->work + size > s->budget) {
-        s->exhausted = true;
-        /* Past the budget: return to the incumbent, or make one by
-         * continuing with RN's choice in place. */
-        done = s->have_best;
-        if (!done) {
-          s->heuristic = true;
-          ok = fix(g, x, i, s);
-          ly_free(order);
-          if (!ok)
-            return false;
-          goto again;
-        }
-        break;
-      }
       if (k > 0 && est[i] >= LYPQ_INF)
         break;
+      if (k > 0 && s->work + size > s->budget) {
+        s->exhausted = true;
+        break;
+      }
       s->work += size;
       s->branches++;
       LypqGraph *h = clone(g, local);
@@ -466,7 +491,6 @@ static bool search(LypqGraph *g, Search *s) {
     }
     ly_free(order);
     return ok;
-  again:;
   }
 }
 
