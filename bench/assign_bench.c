@@ -32,7 +32,9 @@ static void gen_init(Gen *g) {
   g->body = open_memstream(&g->body_text, &g->body_len);
 }
 
-static int new_value(Gen *g, const char *type) {
+static int new_value(Gen *g, const char *type_in) {
+  char type[96]; /* type_in may point into g->type, which may move */
+  snprintf(type, sizeof type, "%s", type_in);
   if (g->nvals == g->cap) {
     g->cap = g->cap ? 2 * g->cap : 1024;
     g->type = realloc(g->type, (size_t)g->cap * sizeof *g->type);
@@ -289,7 +291,7 @@ static char *build(const char *kind, int scale, int *nops) {
 
 static double now(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); /* CPU time: the machine may be shared */
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
