@@ -314,17 +314,29 @@ static bool reduce(LypqGraph *g, Search *s) {
 
 /* --- Branch and bound ---------------------------------------------------------- */
 
-/* Every alive node and edge pays at least its smallest entry. */
+/* Every edge is owned by its first end; each node pays at least its
+ * cheapest choice plus, for each edge it owns, the cheapest entry of that
+ * choice's row (tighter than the sum of separate minima). */
 static int64_t lower_bound(const LypqGraph *g) {
   int64_t lb = g->constant;
-  for (int i = 0; i < g->nnodes; i++)
-    if (g->nodes[i].alive)
-      lb = lypq_add(lb, vec_min(g->nodes[i].c, g->nodes[i].n, NULL));
-  for (int e = 0; e < g->nedges; e++)
-    if (g->edges[e].alive) {
-      const Edge *x = &g->edges[e];
-      lb = lypq_add(lb, vec_min(x->m, g->nodes[x->u].n * g->nodes[x->v].n, NULL));
+  for (int x = 0; x < g->nnodes; x++) {
+    const Node *nx = &g->nodes[x];
+    if (!nx->alive)
+      continue;
+    int64_t best = LYPQ_INF;
+    for (int i = 0; i < nx->n && best > 0; i++) {
+      int64_t v = nx->c[i];
+      for (int k = 0; k < nx->nadj && v < best; k++) {
+        const Edge *ed = &g->edges[nx->adj[k]];
+        if (ed->u != x)
+          continue;
+        int nv = g->nodes[ed->v].n;
+        v = lypq_add(v, vec_min(&ed->m[i * nv], nv, NULL));
+      }
+      best = v < best ? v : best;
     }
+    lb = lypq_add(lb, best);
+  }
   return lb;
 }
 

@@ -51,7 +51,7 @@ typedef struct {
 } LypqResult;
 
 /* Default search budget, in units of graph elements copied by branching. */
-#define LYPQ_DEFAULT_BUDGET 1000000L
+#define LYPQ_DEFAULT_BUDGET 4000000L
 
 /* Solves; sel[node] receives the choice of each node. The graph is
  * consumed (only lypq_destroy may follow). LY_OK or LY_ERROR_NOMEM. */
