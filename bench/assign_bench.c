@@ -313,22 +313,27 @@ static double time_pass(const char *text, unsigned flags) {
   return t;
 }
 
-/* The scale that gives about n ops. */
+static int ops_at(const char *kind, int scale) {
+  int ops;
+  free(build(kind, scale, &ops));
+  return ops;
+}
+
+/* The smallest scale that gives at least n ops (ops grow with the scale):
+ * doubling, then bisection. */
 static int scale_for(const char *kind, int n) {
-  int lo = 1;
-  for (int s = 1; s < 1 << 20; s *= 2) {
-    int ops;
-    free(build(kind, s, &ops));
-    if (ops >= n)
-      break;
-    lo = s;
+  int hi = 1;
+  while (ops_at(kind, hi) < n)
+    hi *= 2;
+  int lo = hi / 2;
+  while (lo + 1 < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (ops_at(kind, mid) >= n)
+      hi = mid;
+    else
+      lo = mid;
   }
-  for (int s = lo;; s++) {
-    int ops;
-    free(build(kind, s, &ops));
-    if (ops >= n)
-      return s;
-  }
+  return hi;
 }
 
 int main(int argc, char **argv) {

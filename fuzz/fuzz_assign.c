@@ -41,6 +41,19 @@ static char *assign(LyContext ctx, const uint8_t *data, size_t size, unsigned fl
   return out;
 }
 
+/* Whether a type in the printed module still has layout `any` (strings,
+ * which may hold anything, are skipped). */
+static bool has_any(const char *text) {
+  bool in_string = false;
+  for (const char *p = text; *p; p++) {
+    if (*p == '"')
+      in_string = !in_string;
+    else if (!in_string && !strncmp(p, ", any>", 6))
+      return true;
+  }
+  return false;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   LyContext ctx = fz_context();
   fz_errors = 0;
@@ -55,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *out = assign(ctx, data, size, 0, &exact);
   char *base = assign(ctx, data, size, LY_PASS_ASSIGN_ROW_MAJOR, &rm);
   if (out) {
-    if (strstr(out, ", any>"))
+    if (has_any(out))
       fz_fail("'any' left after assign-layouts:\n%s", out);
     char *twice = assign(ctx, (const uint8_t *)out, strlen(out), 0, &again);
     if (!twice || strcmp(out, twice))
