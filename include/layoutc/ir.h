@@ -58,6 +58,12 @@ typedef enum {
    * stride per dim, lyTypeReshapeStrided); otherwise it gets a relayout
    * first. */
   LY_PASS_STRIDED_VIEWS = 1 << 1,
+  /* assign-layouts: instead of the exact optimum, the baselines it is
+   * measured against: a greedy propagation in program order (XLA-style),
+   * or every value the pass may choose row-major (ops still pick their
+   * cheapest variant). */
+  LY_PASS_ASSIGN_GREEDY = 1 << 2,
+  LY_PASS_ASSIGN_ROW_MAJOR = 1 << 3,
 } LyPassFlags;
 
 /* Runs the named pass on every function. The module is verified first (a

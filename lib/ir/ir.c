@@ -145,6 +145,18 @@ void lyir_op_insert_after(LyirFunc *f, LyirOp *pos, LyirOp *op) {
     lyir_op_append(f, op);
 }
 
+void lyir_op_remove(LyirFunc *f, LyirOp *op) {
+  if (op->prev)
+    op->prev->next = op->next;
+  else
+    f->first = op->next;
+  if (op->next)
+    op->next->prev = op->prev;
+  else
+    f->last = op->prev;
+  op->prev = op->next = NULL;
+}
+
 const LyirAttr *lyir_op_attr(const LyirOp *op, const char *name) {
   int len = (int)strlen(name);
   for (int i = 0; i < op->nattrs; i++)

@@ -122,6 +122,8 @@ LyirOp *lyir_op_create_unary(LyirModule *m, LyirOpKind kind, LyLoc loc, LyirValu
 void lyir_op_append(LyirFunc *f, LyirOp *op);
 void lyir_op_insert_before(LyirFunc *f, LyirOp *pos, LyirOp *op);
 void lyir_op_insert_after(LyirFunc *f, LyirOp *pos, LyirOp *op);
+/* Unlinks op (its memory stays in the arena); its results must be unused. */
+void lyir_op_remove(LyirFunc *f, LyirOp *op);
 
 const LyirAttr *lyir_op_attr(const LyirOp *op, const char *name);
 
@@ -158,6 +160,13 @@ bool lyir_verify(LyirModule *m);
 /* Diagnostics located in the module's source. */
 void lyir_error(LyirModule *m, LyLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void lyir_note(LyirModule *m, LyLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* A variant's layout string (docs/ir.md: a format tag's name, a
+ * tiled_layout, strided or layout spelling, or "any") applied to t's dims,
+ * element type and memory space: the interned type (of layout `any` for
+ * "any"), or NULL with the reason appended to *why (may be NULL). Reports
+ * nothing. (layout_attr.c) */
+const LyTypeImpl *lyir_layout_apply(LyirModule *m, const LyTypeImpl *t, LyirStr s, LyBuf *why);
 
 /* The canonical spelling of a type in a buffer the caller frees with
  * ly_buf_free (for messages). */

@@ -185,7 +185,9 @@ static bool check_permutation(LyirModule *m, const LyirOp *op, const LyirAttr *a
   return true;
 }
 
-/* oneDNN permute_axes: the operand's dim i becomes the result's dim perm[i]. */
+/* MLIR's convention (linalg.transpose, stablehlo.transpose, NumPy
+ * transpose(x, axes)): result dim i is operand dim perm[i]. The CLI's
+ * `permute` keeps oneDNN's inverse convention (SPEC 3.3). */
 static bool verify_transpose(LyirModule *m, const LyirOp *op) {
   static const char *const attrs[] = {"permutation", NULL};
   const LyTypeImpl *in = op->operands[0]->type, *out = op->results[0]->type;
@@ -195,11 +197,10 @@ static bool verify_transpose(LyirModule *m, const LyirOp *op) {
       !(a = int_array(m, op, "permutation", in->rank, perm)) || !check_permutation(m, op, a, perm, in->rank))
     return false;
   for (int i = 0; i < in->rank; i++) {
-    int64_t want = in->dims[i], got = out->dims[perm[i]];
+    int64_t want = in->dims[perm[i]], got = out->dims[i];
     if (want != got) {
       op_error(m, op, op->result_type_locs[0],
-               "result dim %" PRId64 " must be %" PRId64 " (operand dim %d moves there), found %" PRId64, perm[i],
-               want, i, got);
+               "result dim %d must be %" PRId64 " (operand dim %" PRId64 "), found %" PRId64, i, want, perm[i], got);
       return false;
     }
   }
@@ -288,12 +289,100 @@ static bool verify_relayout(LyirModule *m, const LyirOp *op) {
   return false;
 }
 
+/* One variant [L1..Ln, R1..Rm, C]: a layout string that applies per operand
+ * and per result, then a cost >= 0 (SPEC 3.6). */
+static bool check_variant(LyirModule *m, const LyirOp *op, int k, const LyirAttrValue *v) {
+  int want = op->noperands + op->nresults + 1;
+  if (v->kind != LYIR_ATTR_ARRAY || v->n != want) {
+    op_error(m, op, v->loc, "variant #%d must list %d layout%s (%d operand%s, %d result%s) then a cost", k,
+             want - 1, want == 2 ? "" : "s", op->noperands, op->noperands == 1 ? "" : "s", op->nresults,
+             op->nresults == 1 ? "" : "s");
+    return false;
+  }
+  bool ok = true;
+  for (int i = 0; i < want - 1; i++) {
+    const LyirAttrValue *e = &v->elems[i];
+    bool is_operand = i < op->noperands;
+    int idx = is_operand ? i : i - op->noperands;
+    const LyirValue *val = is_operand ? op->operands[idx] : op->results[idx];
+    if (e->kind != LYIR_ATTR_STRING) {
+      op_error(m, op, e->loc, "variant #%d: entry #%d must be a layout string", k, i);
+      ok = false;
+      continue;
+    }
+    LyBuf why;
+    ly_buf_init(&why);
+    if (!lyir_layout_apply(m, val->type, e->s, &why)) {
+      LyBuf t;
+      ly_buf_init(&t);
+      lyir_type_str(val->type, &t);
+      op_error(m, op, e->loc, "variant #%d: layout \"%.*s\" does not apply to %s #%d (%s): %s", k, e->s.len, e->s.s,
+               is_operand ? "operand" : "result", idx, ly_buf_cstr(&t), ly_buf_cstr(&why));
+      ly_buf_free(&t);
+      ok = false;
+    }
+    ly_buf_free(&why);
+  }
+  const LyirAttrValue *c = &v->elems[want - 1];
+  if (c->kind != LYIR_ATTR_INT || c->i < 0) {
+    if (c->kind == LYIR_ATTR_INT)
+      op_error(m, op, c->loc, "variant #%d: cost must be an integer >= 0, found %" PRId64, k, c->i);
+    else
+      op_error(m, op, c->loc, "variant #%d: the last entry must be the cost, an integer >= 0", k);
+    ok = false;
+  }
+  return ok;
+}
+
+static bool check_variants(LyirModule *m, const LyirOp *op, const LyirAttr *a) {
+  if (a->value.kind != LYIR_ATTR_ARRAY || a->value.n == 0) {
+    op_error(m, op, a->loc, "attribute 'variants' must be a non-empty array of variants [layouts..., cost]");
+    return false;
+  }
+  bool ok = true;
+  for (int k = 0; k < a->value.n; k++)
+    ok &= check_variant(m, op, k, &a->value.elems[k]);
+  return ok;
+}
+
+/* elementwise: one layout for every result and every operand of result
+ * 0's dims, so the results must share those dims. */
+static bool check_elementwise(LyirModule *m, const LyirOp *op, const LyirAttr *a) {
+  if (a->value.kind != LYIR_ATTR_BOOL) {
+    op_error(m, op, a->value.loc, "attribute 'elementwise' must be true or false");
+    return false;
+  }
+  if (!a->value.i)
+    return true;
+  if (op->nresults == 0) {
+    op_error(m, op, a->loc, "is elementwise but has no result");
+    return false;
+  }
+  for (int j = 1; j < op->nresults; j++)
+    if (!same_dims(op->results[j]->type, op->results[0]->type)) {
+      op_error(m, op, op->result_type_locs[j], "is elementwise but result #%d has other dims than result #0", j);
+      return false;
+    }
+  return true;
+}
+
 static bool verify_compute(LyirModule *m, const LyirOp *op) {
   const LyirAttr *a = lyir_op_attr(op, "name");
-  if (a && a->value.kind == LYIR_ATTR_STRING)
-    return true;
-  op_error(m, op, a ? a->loc : op->name_loc, "requires a string attribute 'name' (the compute it stands for)");
-  return false;
+  if (!a || a->value.kind != LYIR_ATTR_STRING) {
+    op_error(m, op, a ? a->loc : op->name_loc, "requires a string attribute 'name' (the compute it stands for)");
+    return false;
+  }
+  const LyirAttr *v = lyir_op_attr(op, "variants"), *e = lyir_op_attr(op, "elementwise");
+  if (v && e && e->value.kind == LYIR_ATTR_BOOL && e->value.i) {
+    op_error(m, op, e->loc, "takes 'variants' or 'elementwise = true', not both");
+    return false;
+  }
+  bool ok = true;
+  if (v)
+    ok &= check_variants(m, op, v);
+  if (e)
+    ok &= check_elementwise(m, op, e);
+  return ok;
 }
 
 /* A declared result of layout `any` accepts any layout of its dims, element

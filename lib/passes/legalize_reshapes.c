@@ -94,9 +94,11 @@ static const LyTypeImpl *view_of(Legalize *L, const LyirOp *op, const LyTypeImpl
       return lyd_type(lyTypeReshapeStrided(L->ctx, s, res->rank, res->dims));
     return lyd_type(lyTypeReshape(L->ctx, s, res->rank, res->dims));
   case LYIR_OP_TRANSPOSE:
+    /* The IR's permutation is MLIR's (result dim i is operand dim p[i]);
+     * lyTypePermute takes oneDNN's, its inverse. */
     attr = lyir_op_attr(op, "permutation");
     for (int i = 0; i < src->rank; i++)
-      perm[i] = (int)attr->value.elems[i].i;
+      perm[attr->value.elems[i].i] = i;
     return lyd_type(lyTypePermute(L->ctx, s, perm));
   case LYIR_OP_SLICE:
     for (int i = 0; i < src->rank; i++) {
@@ -144,11 +146,13 @@ static const LyTypeImpl *source_of_declared(Legalize *L, const LyirOp *op, const
   if (op->kind == LYIR_OP_RESHAPE) {
     x = lyd_type(lyTypeReshape(L->ctx, lyd_wrap(want), src->rank, src->dims));
   } else {
+    /* Back from the result to the operand: in oneDNN's convention that is
+     * the IR's (MLIR) permutation itself. */
     const LyirAttr *perm = lyir_op_attr(op, "permutation");
-    int inverse[LY_MAX_RANK];
+    int back[LY_MAX_RANK];
     for (int i = 0; i < src->rank; i++)
-      inverse[perm->value.elems[i].i] = i;
-    x = lyd_type(lyTypePermute(L->ctx, lyd_wrap(want), inverse));
+      back[i] = (int)perm->value.elems[i].i;
+    x = lyd_type(lyTypePermute(L->ctx, lyd_wrap(want), back));
   }
   if (x && (x == src || view_of(L, op, x) != want))
     x = NULL;
@@ -200,39 +204,73 @@ static LyStatus become_view(Legalize *L, LyirOp *op, const LyTypeImpl *view) {
   return LY_OK;
 }
 
+/* The view, and the relayout before it, for op on an operand of type src
+ * (static, chosen). The reasons go to the current capture. */
+static void plan_of(Legalize *L, const LyirOp *op, const LyTypeImpl *src, LypassViewPlan *p, bool *direct) {
+  const LyTypeImpl *view = view_of(L, op, src);
+  const LyTypeImpl *target = view ? NULL : source_of_declared(L, op, src);
+  *direct = target != NULL;
+  if (!view && !target)
+    target = relayout_target(L, op, src);
+  const LyTypeImpl *relaid = target ? view_of(L, op, target) : NULL;
+  const LyTypeImpl *res = op->results[0]->type;
+  *p = (LypassViewPlan){0};
+  p->view = view ? view : relaid;
+  p->pre = view || !relaid ? NULL : target;
+  if (p->view && res->kind != LYD_ANY && res != p->view)
+    p->post = res;
+}
+
+static bool stays_dynamic(const LyirOp *op, const LyTypeImpl *src) {
+  return lyTypeIsDynamic(lyd_wrap(src)) || lyTypeIsDynamic(lyd_wrap(op->results[0]->type));
+}
+
+LyStatus lypass_legalize_plan(LyirModule *m, const LyirOp *op, const LyTypeImpl *src, unsigned flags,
+                              LypassViewPlan *out) {
+  *out = (LypassViewPlan){0};
+  if (src->kind == LYD_ANY || stays_dynamic(op, src))
+    return LY_OK;
+  Legalize L = {.m = m, .ctx = {m->ctx}, .flags = flags};
+  Reasons quiet;
+  reasons_begin(&quiet, m);
+  bool direct;
+  plan_of(&L, op, src, out, &direct);
+  reasons_end(&quiet);
+  bool oom = quiet.text.oom;
+  ly_buf_free(&quiet.text);
+  return oom ? LY_ERROR_NOMEM : LY_OK;
+}
+
 static LyStatus legalize(Legalize *L, LyirOp *op) {
   const LyTypeImpl *src = op->operands[0]->type;
   if (src->kind == LYD_ANY) {
     explain(L, op, "stays: its operand's layout is not chosen yet ('any')", NULL);
     return LY_OK;
   }
-  if (lyTypeIsDynamic(lyd_wrap(src)) || lyTypeIsDynamic(lyd_wrap(op->results[0]->type))) {
+  if (stays_dynamic(op, src)) {
     explain(L, op, "stays: views need static dims, strides and offsets", NULL);
     return LY_OK;
   }
   Reasons why;
   reasons_begin(&why, L->m);
-  const LyTypeImpl *view = view_of(L, op, src);
-  const LyTypeImpl *target = view ? NULL : source_of_declared(L, op, src);
-  bool direct = target != NULL;
-  if (!view && !target)
-    target = relayout_target(L, op, src);
-  const LyTypeImpl *relaid = target ? view_of(L, op, target) : NULL;
+  LypassViewPlan p;
+  bool direct;
+  plan_of(L, op, src, &p, &direct);
   reasons_end(&why);
   LyStatus st = LY_OK;
-  if (view) {
-    st = become_view(L, op, view);
-  } else if (!relaid) {
+  if (p.view && !p.pre) {
+    st = become_view(L, op, p.view);
+  } else if (!p.view) {
     explain_with(L, op, &why, "stays: no relayout of its operand makes it a view", NULL);
   } else {
     explain_with(L, op, &why,
                  direct ? "needs a relayout of its operand; one copy, to the layout whose view is the declared "
                           "result: "
                         : "needs its operand relayouted to ",
-                 target);
-    st = relayout_operand(L, op, target);
+                 p.pre);
+    st = relayout_operand(L, op, p.pre);
     if (st == LY_OK)
-      st = become_view(L, op, relaid);
+      st = become_view(L, op, p.view);
   }
   if (why.text.oom && st == LY_OK)
     st = LY_ERROR_NOMEM;
@@ -244,17 +282,23 @@ static bool is_view_like(LyirOpKind k) {
   return k == LYIR_OP_RESHAPE || k == LYIR_OP_TRANSPOSE || k == LYIR_OP_SLICE || k == LYIR_OP_BROADCAST;
 }
 
+LyStatus lypass_legalize_func(LyirModule *m, LyirFunc *f, unsigned flags) {
+  Legalize L = {.m = m, .ctx = {m->ctx}, .flags = flags, .fn = f};
+  /* Ops inserted around op are relayouts and views: not revisited. */
+  for (LyirOp *op = f->first, *next; op; op = next) {
+    next = op->next;
+    LyStatus st = is_view_like(op->kind) ? legalize(&L, op) : LY_OK;
+    if (st != LY_OK)
+      return st;
+  }
+  return LY_OK;
+}
+
 LyStatus lypass_legalize_reshapes(LyirModule *m, unsigned flags) {
-  Legalize L = {.m = m, .ctx = {m->ctx}, .flags = flags};
   for (LyirFunc *f = m->first; f; f = f->next) {
-    L.fn = f;
-    /* Ops inserted around op are relayouts and views: not revisited. */
-    for (LyirOp *op = f->first, *next; op; op = next) {
-      next = op->next;
-      LyStatus st = is_view_like(op->kind) ? legalize(&L, op) : LY_OK;
-      if (st != LY_OK)
-        return st;
-    }
+    LyStatus st = lypass_legalize_func(m, f, flags);
+    if (st != LY_OK)
+      return st;
   }
   return LY_OK;
 }

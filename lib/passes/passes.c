@@ -8,6 +8,10 @@ static const LypassInfo passes[] = {
     {"legalize-reshapes",
      "turn reshape, transpose, slice and broadcast into zero-copy views, relayouting first where needed",
      lypass_legalize_reshapes},
+    {"assign-layouts",
+     "choose every 'any' layout and layout.op variant for the least relayout bytes and variant cost (exact PBQP), "
+     "then legalize",
+     lypass_assign_layouts},
 };
 
 int lypass_count(void) { return (int)(sizeof passes / sizeof passes[0]); }

@@ -115,10 +115,10 @@ func.func @f(%a: tensor<2x3x4xf32>) {
 
 // -----
 func.func @f(%a: tensor<2x3x4xf32>) {
-  // oneDNN permute_axes: operand dim i goes to result dim perm[i], so
-  // [1, 2, 0] gives 4x2x3, not 3x4x2.
-  // expected-error@+1 {{'layout.transpose' op result dim 1 must be 2 (operand dim 0 moves there), found 4}}
-  %0 = "layout.transpose"(%a) {permutation = [1, 2, 0]} : (tensor<2x3x4xf32>) -> tensor<3x4x2xf32>
+  // MLIR's convention: result dim i is operand dim perm[i], so [2, 0, 1]
+  // gives 4x2x3, not 3x4x2 (oneDNN's permute_axes would).
+  // expected-error@+1 {{'layout.transpose' op result dim 0 must be 4 (operand dim 2), found 3}}
+  %0 = "layout.transpose"(%a) {permutation = [2, 0, 1]} : (tensor<2x3x4xf32>) -> tensor<3x4x2xf32>
   "func.return"() : () -> ()
 }
 

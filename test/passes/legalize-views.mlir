@@ -1,14 +1,14 @@
 // RUN: layoutc opt %s --legalize-reshapes | FileCheck %s
 // Transposes, slices and broadcasts become views of their operand's layout.
 
-// A transpose of a blocked layout is a view: oneDNN permute_axes semantics
-// (operand dim i becomes result dim perm[i]).
+// A transpose of a blocked layout is a view. MLIR's convention: result dim i
+// is operand dim perm[i].
 // CHECK-LABEL: func.func @transpose_blocked(
 // CHECK-NEXT:    %0 = "layout.view"(%a) : (tensor<2x32x4x5xf32, "aBcd16b">) -> tensor<2x32x5x4xf32, "aBdc16b">
 // CHECK-NEXT:    %1 = "layout.view"(%a) : (tensor<2x32x4x5xf32, "aBcd16b">) -> tensor<32x5x2x4xf32, "cAdb16a">
 func.func @transpose_blocked(%a: tensor<2x32x4x5xf32, "nChw16c">) -> (tensor<2x32x5x4xf32, any>, tensor<32x5x2x4xf32, any>) {
   %0 = "layout.transpose"(%a) {permutation = [0, 1, 3, 2]} : (tensor<2x32x4x5xf32, "nChw16c">) -> tensor<2x32x5x4xf32, any>
-  %1 = "layout.transpose"(%a) {permutation = [2, 0, 3, 1]} : (tensor<2x32x4x5xf32, "nChw16c">) -> tensor<32x5x2x4xf32, any>
+  %1 = "layout.transpose"(%a) {permutation = [1, 3, 0, 2]} : (tensor<2x32x4x5xf32, "nChw16c">) -> tensor<32x5x2x4xf32, any>
   "func.return"(%0, %1) : (tensor<2x32x5x4xf32, any>, tensor<32x5x2x4xf32, any>) -> ()
 }
 
@@ -16,7 +16,7 @@ func.func @transpose_blocked(%a: tensor<2x32x4x5xf32, "nChw16c">) -> (tensor<2x3
 // CHECK-LABEL: func.func @transpose_plain(
 // CHECK-NEXT:    %0 = "layout.view"(%a) : (tensor<2x3x4x5xf32>) -> tensor<2x4x5x3xf32, "adbc">
 func.func @transpose_plain(%a: tensor<2x3x4x5xf32>) -> tensor<2x4x5x3xf32, any> {
-  %0 = "layout.transpose"(%a) {permutation = [0, 3, 1, 2]} : (tensor<2x3x4x5xf32>) -> tensor<2x4x5x3xf32, any>
+  %0 = "layout.transpose"(%a) {permutation = [0, 2, 3, 1]} : (tensor<2x3x4x5xf32>) -> tensor<2x4x5x3xf32, any>
   "func.return"(%0) : (tensor<2x4x5x3xf32, any>) -> ()
 }
 

@@ -43,6 +43,18 @@ static int parse_args(int argc, char **argv, OptArgs *a) {
       a->flags |= LY_PASS_EXPLAIN;
     } else if (!strcmp(s, "--strided-views")) {
       a->flags |= LY_PASS_STRIDED_VIEWS;
+    } else if (!strncmp(s, "--assign-layouts=", 17)) {
+      /* The pass's baselines (docs/passes.md): same pass, other solver. */
+      const char *mode = s + 17;
+      if (!strcmp(mode, "greedy"))
+        a->flags |= LY_PASS_ASSIGN_GREEDY;
+      else if (!strcmp(mode, "row-major"))
+        a->flags |= LY_PASS_ASSIGN_ROW_MAJOR;
+      else if (strcmp(mode, "exact"))
+        return usage("opt: --assign-layouts= takes exact, greedy or row-major");
+      if (a->npasses == MAX_PASSES)
+        return usage("opt: too many passes");
+      a->passes[a->npasses++] = "assign-layouts";
     } else if (!strcmp(s, "-o")) {
       if (i + 1 == argc)
         return usage("opt: -o needs a file");

@@ -53,9 +53,7 @@ def random_op(rng):
     elif kind == "transpose":
         perm = list(range(rank))
         rng.shuffle(perm)
-        out = [0] * rank
-        for i in range(rank):
-            out[perm[i]] = dims[i]
+        out = [dims[perm[i]] for i in range(rank)]  # MLIR: result dim i is operand dim perm[i]
         info["perm"] = perm
         attrs = " {permutation = [%s]}" % ", ".join(map(str, perm))
     elif kind == "slice":
@@ -88,7 +86,10 @@ def source_index(info, r):
             lin = lin * d + x
         return unravel(lin, dims)
     if k == "transpose":
-        return [r[info["perm"][i]] for i in range(len(dims))]
+        src = [0] * len(dims)
+        for i, p in enumerate(info["perm"]):
+            src[p] = r[i]
+        return src
     if k == "slice":
         return [x + o for x, o in zip(r, info["offsets"])]
     lead = len(info["out"]) - len(dims)
