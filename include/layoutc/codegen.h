@@ -43,7 +43,7 @@ static inline int lyRepackKernelIsNull(LyRepackKernel k) { return k.ptr == NULL;
  * of the element whose logical index is idx[0..rank) (i64 values, assumed in
  * range). Power-of-two divisions and remainders become shifts and masks.
  * Returns NULL when t has no static geometry (dynamic, 'any' or symbolic). */
-LLVMValueRef lyEmitOffset(LLVMBuilderRef builder, LyType t, LLVMValueRef *idx);
+LAYOUTC_API LLVMValueRef lyEmitOffset(LLVMBuilderRef builder, LyType t, LLVMValueRef *idx);
 
 /* Options for the textual IR emitters. */
 enum {
@@ -57,7 +57,7 @@ enum {
  * as LLVM IR text. With LY_EMIT_WITH_MAIN, main prints the offset of every
  * element in row-major logical order, one per line (like `offset --all`).
  * NULL after a diagnostic. */
-char *lyEmitLLVMOffset(LyContext ctx, LyType t, unsigned flags);
+LAYOUTC_API char *lyEmitLLVMOffset(LyContext ctx, LyType t, unsigned flags);
 
 /* A module defining the repack kernel
  *   void @ly_repack(ptr src, ptr dst, i64 thread, i64 nthreads)
@@ -73,14 +73,14 @@ char *lyEmitLLVMOffset(LyContext ctx, LyType t, unsigned flags);
  * runs the kernel as three thread shares in turn and prints dst's bytes in
  * hex, 16 to a line, as `od -An -tx1 -v -w16` does. NULL after a diagnostic
  * (for example a pair the JIT does not handle: see lyRepackKernelIsCompiled). */
-char *lyEmitLLVMRepack(LyContext ctx, LyType src, LyType dst, unsigned flags);
+LAYOUTC_API char *lyEmitLLVMRepack(LyContext ctx, LyType src, LyType dst, unsigned flags);
 
 /* --- Repacking ------------------------------------------------------------- */
 
 /* Creates a repacker (JIT and kernel cache) for types of ctx. Returns a null
  * handle after a diagnostic if the host JIT cannot be set up. */
-LyRepacker lyRepackerCreate(LyContext ctx);
-void lyRepackerDestroy(LyRepacker r);
+LAYOUTC_API LyRepacker lyRepackerCreate(LyContext ctx);
+LAYOUTC_API void lyRepackerDestroy(LyRepacker r);
 
 /* The kernel copying every element of a SRC-layout buffer into a DST-layout
  * buffer (same dims; element types may differ), writing zero into DST's
@@ -93,30 +93,30 @@ void lyRepackerDestroy(LyRepacker r);
  * Compiles on the first request, then comes from the cache. Null after a
  * diagnostic (dims differ, a layout without static geometry, a destination
  * that stores two elements in one place). */
-LyRepackKernel lyRepackKernelGet(LyRepacker r, LyType src, LyType dst, int threads);
+LAYOUTC_API LyRepackKernel lyRepackKernelGet(LyRepacker r, LyType src, LyType dst, int threads);
 
 /* Runs a kernel. src must hold SRC's allocation (lyTypeGetSizeBytes), dst
  * DST's. The buffers must not overlap. Large repacks run fastest with a
  * 64-byte aligned dst (their stores can then bypass the cache); the first
  * run of such a kernel on a misaligned dst compiles a variant for it, and
  * fails with LY_ERROR_NOMEM and a diagnostic only if that compile fails. */
-LyStatus lyRepackRun(LyRepackKernel k, const void *src, void *dst);
+LAYOUTC_API LyStatus lyRepackRun(LyRepackKernel k, const void *src, void *dst);
 
 /* 1 when the kernel is JIT-compiled machine code, 0 when it runs through the
  * interpreter (sub-byte elements, f8 conversions, integer/float pairs). */
-int lyRepackKernelIsCompiled(LyRepackKernel k);
+LAYOUTC_API int lyRepackKernelIsCompiled(LyRepackKernel k);
 
 /* Wall time spent compiling the kernel (IR, O3, machine code), in seconds. */
-double lyRepackKernelGetCompileSeconds(LyRepackKernel k);
+LAYOUTC_API double lyRepackKernelGetCompileSeconds(LyRepackKernel k);
 
 /* The kernel's loop plan as text: one line per loop nest, for tests and
  * curiosity. Owned by the caller (lyStringFree); NULL if out of memory. */
-char *lyRepackKernelDescribe(LyRepackKernel k);
+LAYOUTC_API char *lyRepackKernelDescribe(LyRepackKernel k);
 
 /* The reference: copies element by element through descriptor offsets,
  * with the same conversion rules and zeroed destination padding. Needs no
  * JIT. Errors as for lyRepackKernelGet (diagnostics on ctx). */
-LyStatus lyRepackInterpret(LyContext ctx, LyType src, LyType dst, const void *in, void *out);
+LAYOUTC_API LyStatus lyRepackInterpret(LyContext ctx, LyType src, LyType dst, const void *in, void *out);
 
 #ifdef __cplusplus
 }

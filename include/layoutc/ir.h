@@ -27,27 +27,27 @@ static inline int lyModuleIsNull(LyModule m) { return m.ptr == NULL; }
  * null handle after reporting a diagnostic. Parsing checks the syntax, that
  * each value is defined once before its uses, and that the types an op's
  * signature lists are its operands' types; lyModuleVerify checks the rest. */
-LyModule lyModuleParse(LyContext ctx, const char *text, size_t len, const char *name);
-void lyModuleDestroy(LyModule m);
+LAYOUTC_API LyModule lyModuleParse(LyContext ctx, const char *text, size_t len, const char *name);
+LAYOUTC_API void lyModuleDestroy(LyModule m);
 
 /* Checks every op's type rules and every function's returns, reporting each
  * problem. LY_OK or LY_ERROR_INVALID. */
-LyStatus lyModuleVerify(LyModule m);
+LAYOUTC_API LyStatus lyModuleVerify(LyModule m);
 
 /* Prints the module in the syntax lyModuleParse reads (printing what that
  * parses gives the same text). The callback may be called several times. */
-void lyModulePrint(LyModule m, LyStringCallback cb, void *user);
+LAYOUTC_API void lyModulePrint(LyModule m, LyStringCallback cb, void *user);
 /* The printed module as a NUL-terminated string (NULL if memory is
  * exhausted); release with lyStringFree. */
-char *lyModuleToString(LyModule m);
+LAYOUTC_API char *lyModuleToString(LyModule m);
 
 /* --- Passes ------------------------------------------------------------------ */
 
 /* The registered passes, by index: their names (as in `layoutc opt
  * --NAME`) and one-line summaries. Static strings. */
-int lyPassGetCount(void);
-const char *lyPassGetName(int i);
-const char *lyPassGetSummary(int i);
+LAYOUTC_API int lyPassGetCount(void);
+LAYOUTC_API const char *lyPassGetName(int i);
+LAYOUTC_API const char *lyPassGetSummary(int i);
 
 typedef enum {
   LY_PASS_DEFAULT = 0,
@@ -65,7 +65,7 @@ typedef enum {
  * reporting when the name is unknown, the module does not verify or the pass
  * fails; LY_ERROR_NOMEM when memory is exhausted (the module is then
  * unspecified: destroy it). */
-LyStatus lyModuleRunPass(LyModule m, const char *pass, unsigned flags);
+LAYOUTC_API LyStatus lyModuleRunPass(LyModule m, const char *pass, unsigned flags);
 
 #ifdef __cplusplus
 }
