@@ -30,6 +30,8 @@ extern "C" {
 
 typedef struct LLVMOpaqueBuilder *LLVMBuilderRef;
 typedef struct LLVMOpaqueValue *LLVMValueRef;
+typedef struct LLVMOpaqueModule *LLVMModuleRef;
+typedef struct LLVMOrcOpaqueLLJIT *LLVMOrcLLJITRef;
 
 typedef struct { void *ptr; } LyRepacker;
 typedef struct { const void *ptr; } LyRepackKernel;
@@ -42,8 +44,9 @@ static inline int lyRepackKernelIsNull(LyRepackKernel k) { return k.ptr == NULL;
 /* Emits, at the builder's insertion point, the element offset (an i64 value)
  * of the element whose logical index is idx[0..rank) (i64 values, assumed in
  * range). Power-of-two divisions and remainders become shifts and masks.
- * Returns NULL when t has no static geometry (dynamic, 'any' or symbolic). */
-LAYOUTC_API LLVMValueRef lyEmitOffset(LLVMBuilderRef builder, LyType t, LLVMValueRef *idx);
+ * Returns NULL after a diagnostic on ctx when t has no static geometry
+ * (dynamic, 'any' or symbolic): see lyEmitOffsetFunction for dynamic dims. */
+LAYOUTC_API LLVMValueRef lyEmitOffset(LyContext ctx, LLVMBuilderRef builder, LyType t, LLVMValueRef *idx);
 
 /* Options for the textual IR emitters. */
 enum {
@@ -80,7 +83,36 @@ LAYOUTC_API char *lyEmitLLVMRepack(LyContext ctx, LyType src, LyType dst, unsign
 /* Creates a repacker (JIT and kernel cache) for types of ctx. Returns a null
  * handle after a diagnostic if the host JIT cannot be set up. */
 LAYOUTC_API LyRepacker lyRepackerCreate(LyContext ctx);
+/* The same over the caller's LLJIT, which it borrows (it must outlive the
+ * repacker): kernels are added to its main JITDylib, each under a resource
+ * tracker of its own and a name unique to this repacker. The JIT must
+ * resolve memcpy and memset (a process symbol generator, as usual). */
+LAYOUTC_API LyRepacker lyRepackerCreateWithJIT(LyContext ctx, LLVMOrcLLJITRef jit);
+/* Frees the repacker, its kernels and their code (and its JIT, if its own). */
 LAYOUTC_API void lyRepackerDestroy(LyRepacker r);
+
+/* Bounds the cache to `capacity` kernels (0, the default: unlimited), as
+ * oneDNN's set_primitive_cache_capacity. Beyond it, the least recently used
+ * kernels that nobody holds are evicted and their machine code released.
+ * Kernels from lyRepackKernelGet are pinned (they live as long as the
+ * repacker), so only kernels from lyRepackKernelAcquire are ever evicted. */
+LAYOUTC_API void lyRepackerSetCacheCapacity(LyRepacker r, size_t capacity);
+/* Kernels in the cache now (those being compiled included). */
+LAYOUTC_API size_t lyRepackerGetCacheSize(LyRepacker r);
+
+/* The host's thread pool, as oneDNN's threadpool_iface: parallel_for must
+ * call body(i, arg) once for every i in [0, n), on any threads, and return
+ * when all calls have returned. It may be called from several threads at
+ * once. Without one, a repacker runs multi-threaded kernels on worker
+ * threads of its own, started on the first such run and kept until
+ * lyRepackerDestroy. */
+typedef struct {
+  void (*parallel_for)(void *user, int n, void (*body)(int i, void *arg), void *arg);
+  void *user;
+} LyThreadPool;
+/* Lends a pool (copied; NULL goes back to the repacker's own workers). Set
+ * it before kernels run, not while they do. */
+LAYOUTC_API void lyRepackerSetThreadPool(LyRepacker r, const LyThreadPool *pool);
 
 /* The kernel copying every element of a SRC-layout buffer into a DST-layout
  * buffer (same dims; element types may differ), writing zero into DST's
@@ -94,6 +126,11 @@ LAYOUTC_API void lyRepackerDestroy(LyRepacker r);
  * diagnostic (dims differ, a layout without static geometry, a destination
  * that stores two elements in one place). */
 LAYOUTC_API LyRepackKernel lyRepackKernelGet(LyRepacker r, LyType src, LyType dst, int threads);
+/* The same kernel, held rather than pinned: it stays valid until
+ * lyRepackKernelRelease, after which a capacity-bounded cache may evict it.
+ * Acquire and release in pairs. */
+LAYOUTC_API LyRepackKernel lyRepackKernelAcquire(LyRepacker r, LyType src, LyType dst, int threads);
+LAYOUTC_API void lyRepackKernelRelease(LyRepackKernel k);
 
 /* Runs a kernel. src must hold SRC's allocation (lyTypeGetSizeBytes), dst
  * DST's. The buffers must not overlap. Large repacks run fastest with a
