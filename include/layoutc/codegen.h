@@ -48,6 +48,28 @@ static inline int lyRepackKernelIsNull(LyRepackKernel k) { return k.ptr == NULL;
  * (dynamic, 'any' or symbolic): see lyEmitOffsetFunction for dynamic dims. */
 LAYOUTC_API LLVMValueRef lyEmitOffset(LyContext ctx, LLVMBuilderRef builder, LyType t, LLVMValueRef *idx);
 
+/* --- Code in the caller's module --------------------------------------------- */
+/* Both add functions to m (the caller's module, in its LLVM context) under
+ * the caller's name, so one module can hold several; they leave the target,
+ * data layout and optimisation to the caller. LY_OK, or an error status
+ * after a diagnostic on ctx (a name m already uses, a pair or type they
+ * cannot handle). */
+
+/* Defines `void @name(ptr src, ptr dst, i64 thread, i64 nthreads)`, the
+ * repack kernel of lyEmitLLVMRepack, and `i1 @name_needs_memset()` (when
+ * true, dst must be zeroed before the shares run). Static geometry only: a
+ * kernel is planned for its shapes. Pairs that only the interpreter
+ * converts (sub-byte, f8, integer/float) are refused. */
+LAYOUTC_API LyStatus lyEmitRepackFunction(LyContext ctx, LLVMModuleRef m, const char *name, LyType src,
+                                          LyType dst);
+
+/* Defines the offset function of t: `i64 @name(ptr idx)` for static
+ * geometry, or `i64 @name(ptr idx, ptr dims)` when t has dynamic dims, where
+ * dims holds the rank run-time extents (only the '?' entries are read). Dynamic
+ * dims work for row-major types and for strided layouts whose strides and
+ * offset are static; other layouts are LY_ERROR_DYNAMIC. */
+LAYOUTC_API LyStatus lyEmitOffsetFunction(LyContext ctx, LLVMModuleRef m, const char *name, LyType t);
+
 /* Options for the textual IR emitters. */
 enum {
   LY_EMIT_WITH_MAIN = 1, /* add a `main` so lli can run the module (tests) */
