@@ -84,8 +84,40 @@ static void report_message(LyDiagEngine *d, const char *what, char *msg) {
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static bool native_ok;
 
+static LLVMTargetMachineRef new_host_machine(LyDiagEngine *d);
+static bool optimize_with(LyDiagEngine *d, LLVMModuleRef m, LLVMTargetMachineRef tm, bool vectorize);
+
+/* Compiles an empty function once, so LLVM's lazily built process-wide
+ * state (pass registries, timer groups, option tables) exists before
+ * threads compile at once: its publication inside libLLVM is invisible to
+ * ThreadSanitizer, which would otherwise flag the first concurrent
+ * compiles. Failures are ignored: the real compile reports them. */
+static void warm_up(void) {
+  LyDiagEngine quiet = {0};
+  LLVMTargetMachineRef tm = new_host_machine(&quiet);
+  if (!tm)
+    return;
+  LLVMContextRef c = LLVMContextCreate();
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("ly_warm_up", c);
+  LLVMValueRef f = LLVMAddFunction(m, "ly_warm_up", LLVMFunctionType(LLVMVoidTypeInContext(c), NULL, 0, 0));
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(c, f, "entry"));
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  LLVMMemoryBufferRef obj = NULL;
+  char *msg = NULL;
+  if (optimize_with(&quiet, m, tm, true) && !LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &msg, &obj))
+    LLVMDisposeMemoryBuffer(obj);
+  LLVMDisposeMessage(msg);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(c);
+  LLVMDisposeTargetMachine(tm);
+}
+
 static void init_native(void) {
   native_ok = !LLVMInitializeNativeTarget() && !LLVMInitializeNativeAsmPrinter();
+  if (native_ok)
+    warm_up();
 }
 
 void lyc_host_target(LycTarget *t) {
@@ -104,6 +136,10 @@ LLVMTargetMachineRef lyc_host_machine(LyDiagEngine *d) {
     ly_diag_emit(d, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "LLVM has no native target for this host");
     return NULL;
   }
+  return new_host_machine(d);
+}
+
+static LLVMTargetMachineRef new_host_machine(LyDiagEngine *d) {
   char *triple = LLVMGetDefaultTargetTriple(), *err = NULL;
   LLVMTargetRef target;
   LLVMTargetMachineRef tm = NULL;
