@@ -23,7 +23,9 @@ install(FILES ${PROJECT_BINARY_DIR}/layoutcConfig.cmake ${PROJECT_BINARY_DIR}/la
 
 # pkg-config: layoutc (with codegen; libLLVM is private to the shared library)
 # and layoutc-core (no LLVM at all).
+# The files locate the prefix from their own place (relocatable installs).
 set(LAYOUTC_PC_LLVM_LIBDIR ${LLVM_LIBRARY_DIRS})
+file(RELATIVE_PATH LAYOUTC_PC_TO_PREFIX /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
 foreach(pc layoutc layoutc-core)
   configure_file(${PROJECT_SOURCE_DIR}/cmake/${pc}.pc.in ${PROJECT_BINARY_DIR}/${pc}.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
