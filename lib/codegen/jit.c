@@ -201,9 +201,9 @@ static Repacker *rp(LyRepacker r) { return (Repacker *)r.ptr; }
  * at a time, whichever thread reports them. */
 static void forward_diag(const LyDiagnostic *diag, void *user) {
   Repacker *r = user;
+  /* Only the handler is the context's: the per-call engine counts errors, so
+   * nothing here writes to the context (other threads may be using it). */
   pthread_mutex_lock(&r->diag_mu);
-  if (diag->severity == LY_SEVERITY_ERROR)
-    r->ctx->diag.errors++;
   if (r->ctx->diag.handler)
     r->ctx->diag.handler(diag, r->ctx->diag.user);
   pthread_mutex_unlock(&r->diag_mu);
