@@ -30,6 +30,8 @@ extern "C" {
 
 typedef struct LLVMOpaqueBuilder *LLVMBuilderRef;
 typedef struct LLVMOpaqueValue *LLVMValueRef;
+typedef struct LLVMOpaqueModule *LLVMModuleRef;
+typedef struct LLVMOrcOpaqueLLJIT *LLVMOrcLLJITRef;
 
 typedef struct { void *ptr; } LyRepacker;
 typedef struct { const void *ptr; } LyRepackKernel;
@@ -42,8 +44,31 @@ static inline int lyRepackKernelIsNull(LyRepackKernel k) { return k.ptr == NULL;
 /* Emits, at the builder's insertion point, the element offset (an i64 value)
  * of the element whose logical index is idx[0..rank) (i64 values, assumed in
  * range). Power-of-two divisions and remainders become shifts and masks.
- * Returns NULL when t has no static geometry (dynamic, 'any' or symbolic). */
-LLVMValueRef lyEmitOffset(LLVMBuilderRef builder, LyType t, LLVMValueRef *idx);
+ * Returns NULL after a diagnostic on ctx when t has no static geometry
+ * (dynamic, 'any' or symbolic): see lyEmitOffsetFunction for dynamic dims. */
+LAYOUTC_API LLVMValueRef lyEmitOffset(LyContext ctx, LLVMBuilderRef builder, LyType t, LLVMValueRef *idx);
+
+/* --- Code in the caller's module --------------------------------------------- */
+/* Both add functions to m (the caller's module, in its LLVM context) under
+ * the caller's name, so one module can hold several; they leave the target,
+ * data layout and optimisation to the caller. LY_OK, or an error status
+ * after a diagnostic on ctx (a name m already uses, a pair or type they
+ * cannot handle). */
+
+/* Defines `void @name(ptr src, ptr dst, i64 thread, i64 nthreads)`, the
+ * repack kernel of lyEmitLLVMRepack, and `i1 @name_needs_memset()` (when
+ * true, dst must be zeroed before the shares run). Static geometry only: a
+ * kernel is planned for its shapes. Pairs that only the interpreter
+ * converts (sub-byte, f8, integer/float) are refused. */
+LAYOUTC_API LyStatus lyEmitRepackFunction(LyContext ctx, LLVMModuleRef m, const char *name, LyType src,
+                                          LyType dst);
+
+/* Defines the offset function of t: `i64 @name(ptr idx)` for static
+ * geometry, or `i64 @name(ptr idx, ptr dims)` when t has dynamic dims, where
+ * dims holds the rank run-time extents (only the '?' entries are read). Dynamic
+ * dims work for row-major types and for strided layouts whose strides and
+ * offset are static; other layouts are LY_ERROR_DYNAMIC. */
+LAYOUTC_API LyStatus lyEmitOffsetFunction(LyContext ctx, LLVMModuleRef m, const char *name, LyType t);
 
 /* Options for the textual IR emitters. */
 enum {
@@ -57,7 +82,7 @@ enum {
  * as LLVM IR text. With LY_EMIT_WITH_MAIN, main prints the offset of every
  * element in row-major logical order, one per line (like `offset --all`).
  * NULL after a diagnostic. */
-char *lyEmitLLVMOffset(LyContext ctx, LyType t, unsigned flags);
+LAYOUTC_API char *lyEmitLLVMOffset(LyContext ctx, LyType t, unsigned flags);
 
 /* A module defining the repack kernel
  *   void @ly_repack(ptr src, ptr dst, i64 thread, i64 nthreads)
@@ -73,14 +98,43 @@ char *lyEmitLLVMOffset(LyContext ctx, LyType t, unsigned flags);
  * runs the kernel as three thread shares in turn and prints dst's bytes in
  * hex, 16 to a line, as `od -An -tx1 -v -w16` does. NULL after a diagnostic
  * (for example a pair the JIT does not handle: see lyRepackKernelIsCompiled). */
-char *lyEmitLLVMRepack(LyContext ctx, LyType src, LyType dst, unsigned flags);
+LAYOUTC_API char *lyEmitLLVMRepack(LyContext ctx, LyType src, LyType dst, unsigned flags);
 
 /* --- Repacking ------------------------------------------------------------- */
 
 /* Creates a repacker (JIT and kernel cache) for types of ctx. Returns a null
  * handle after a diagnostic if the host JIT cannot be set up. */
-LyRepacker lyRepackerCreate(LyContext ctx);
-void lyRepackerDestroy(LyRepacker r);
+LAYOUTC_API LyRepacker lyRepackerCreate(LyContext ctx);
+/* The same over the caller's LLJIT, which it borrows (it must outlive the
+ * repacker): kernels are added to its main JITDylib, each under a resource
+ * tracker of its own and a name unique to this repacker. The JIT must
+ * resolve memcpy and memset (a process symbol generator, as usual). */
+LAYOUTC_API LyRepacker lyRepackerCreateWithJIT(LyContext ctx, LLVMOrcLLJITRef jit);
+/* Frees the repacker, its kernels and their code (and its JIT, if its own). */
+LAYOUTC_API void lyRepackerDestroy(LyRepacker r);
+
+/* Bounds the cache to `capacity` kernels (0, the default: unlimited), as
+ * oneDNN's set_primitive_cache_capacity. Beyond it, the least recently used
+ * kernels that nobody holds are evicted and their machine code released.
+ * Kernels from lyRepackKernelGet are pinned (they live as long as the
+ * repacker), so only kernels from lyRepackKernelAcquire are ever evicted. */
+LAYOUTC_API void lyRepackerSetCacheCapacity(LyRepacker r, size_t capacity);
+/* Kernels in the cache now (those being compiled included). */
+LAYOUTC_API size_t lyRepackerGetCacheSize(LyRepacker r);
+
+/* The host's thread pool, as oneDNN's threadpool_iface: parallel_for must
+ * call body(i, arg) once for every i in [0, n), on any threads, and return
+ * when all calls have returned. It may be called from several threads at
+ * once. Without one, a repacker runs multi-threaded kernels on worker
+ * threads of its own, started on the first such run and kept until
+ * lyRepackerDestroy. */
+typedef struct {
+  void (*parallel_for)(void *user, int n, void (*body)(int i, void *arg), void *arg);
+  void *user;
+} LyThreadPool;
+/* Lends a pool (copied; NULL goes back to the repacker's own workers). Set
+ * it before kernels run, not while they do. */
+LAYOUTC_API void lyRepackerSetThreadPool(LyRepacker r, const LyThreadPool *pool);
 
 /* The kernel copying every element of a SRC-layout buffer into a DST-layout
  * buffer (same dims; element types may differ), writing zero into DST's
@@ -93,30 +147,35 @@ void lyRepackerDestroy(LyRepacker r);
  * Compiles on the first request, then comes from the cache. Null after a
  * diagnostic (dims differ, a layout without static geometry, a destination
  * that stores two elements in one place). */
-LyRepackKernel lyRepackKernelGet(LyRepacker r, LyType src, LyType dst, int threads);
+LAYOUTC_API LyRepackKernel lyRepackKernelGet(LyRepacker r, LyType src, LyType dst, int threads);
+/* The same kernel, held rather than pinned: it stays valid until
+ * lyRepackKernelRelease, after which a capacity-bounded cache may evict it.
+ * Acquire and release in pairs. */
+LAYOUTC_API LyRepackKernel lyRepackKernelAcquire(LyRepacker r, LyType src, LyType dst, int threads);
+LAYOUTC_API void lyRepackKernelRelease(LyRepackKernel k);
 
 /* Runs a kernel. src must hold SRC's allocation (lyTypeGetSizeBytes), dst
  * DST's. The buffers must not overlap. Large repacks run fastest with a
  * 64-byte aligned dst (their stores can then bypass the cache); the first
  * run of such a kernel on a misaligned dst compiles a variant for it, and
  * fails with LY_ERROR_NOMEM and a diagnostic only if that compile fails. */
-LyStatus lyRepackRun(LyRepackKernel k, const void *src, void *dst);
+LAYOUTC_API LyStatus lyRepackRun(LyRepackKernel k, const void *src, void *dst);
 
 /* 1 when the kernel is JIT-compiled machine code, 0 when it runs through the
  * interpreter (sub-byte elements, f8 conversions, integer/float pairs). */
-int lyRepackKernelIsCompiled(LyRepackKernel k);
+LAYOUTC_API int lyRepackKernelIsCompiled(LyRepackKernel k);
 
 /* Wall time spent compiling the kernel (IR, O3, machine code), in seconds. */
-double lyRepackKernelGetCompileSeconds(LyRepackKernel k);
+LAYOUTC_API double lyRepackKernelGetCompileSeconds(LyRepackKernel k);
 
 /* The kernel's loop plan as text: one line per loop nest, for tests and
  * curiosity. Owned by the caller (lyStringFree); NULL if out of memory. */
-char *lyRepackKernelDescribe(LyRepackKernel k);
+LAYOUTC_API char *lyRepackKernelDescribe(LyRepackKernel k);
 
 /* The reference: copies element by element through descriptor offsets,
  * with the same conversion rules and zeroed destination padding. Needs no
  * JIT. Errors as for lyRepackKernelGet (diagnostics on ctx). */
-LyStatus lyRepackInterpret(LyContext ctx, LyType src, LyType dst, const void *in, void *out);
+LAYOUTC_API LyStatus lyRepackInterpret(LyContext ctx, LyType src, LyType dst, const void *in, void *out);
 
 #ifdef __cplusplus
 }

@@ -19,35 +19,118 @@ extern "C" {
 #endif
 
 typedef struct { void *ptr; } LyModule;
+typedef struct { void *ptr; } LyFunc;
+typedef struct { void *ptr; } LyOp;
+typedef struct { void *ptr; } LyValue;
 
 static inline int lyModuleIsNull(LyModule m) { return m.ptr == NULL; }
+static inline int lyFuncIsNull(LyFunc f) { return f.ptr == NULL; }
+static inline int lyOpIsNull(LyOp o) { return o.ptr == NULL; }
+static inline int lyValueIsNull(LyValue v) { return v.ptr == NULL; }
+static inline int lyValueEqual(LyValue a, LyValue b) { return a.ptr == b.ptr; }
+
+/* A string that is not NUL-terminated (a name inside the module). */
+typedef struct {
+  const char *data;
+  size_t length;
+} LyStringRef;
+
+/* The ops (docs/ir.md). */
+typedef enum {
+  LY_OP_RESHAPE,   /* layout.reshape   attribute "shape": int array */
+  LY_OP_TRANSPOSE, /* layout.transpose attribute "permutation": int array */
+  LY_OP_SLICE,     /* layout.slice     attributes "offsets", "sizes": int arrays */
+  LY_OP_BROADCAST, /* layout.broadcast attribute "shape": int array */
+  LY_OP_RELAYOUT,  /* layout.relayout */
+  LY_OP_VIEW,      /* layout.view */
+  LY_OP_COMPUTE,   /* layout.op, named by its "name" string attribute */
+  LY_OP_RETURN,    /* func.return */
+  LY_OP_COUNT
+} LyOpKind;
 
 /* Parses a module from text[0, len). `name` labels diagnostics (NULL means
  * "<input>"). The text is copied: it need not outlive the call. Returns a
  * null handle after reporting a diagnostic. Parsing checks the syntax, that
  * each value is defined once before its uses, and that the types an op's
  * signature lists are its operands' types; lyModuleVerify checks the rest. */
-LyModule lyModuleParse(LyContext ctx, const char *text, size_t len, const char *name);
-void lyModuleDestroy(LyModule m);
+LAYOUTC_API LyModule lyModuleParse(LyContext ctx, const char *text, size_t len, const char *name);
+LAYOUTC_API void lyModuleDestroy(LyModule m);
 
 /* Checks every op's type rules and every function's returns, reporting each
  * problem. LY_OK or LY_ERROR_INVALID. */
-LyStatus lyModuleVerify(LyModule m);
+LAYOUTC_API LyStatus lyModuleVerify(LyModule m);
 
 /* Prints the module in the syntax lyModuleParse reads (printing what that
  * parses gives the same text). The callback may be called several times. */
-void lyModulePrint(LyModule m, LyStringCallback cb, void *user);
+LAYOUTC_API void lyModulePrint(LyModule m, LyStringCallback cb, void *user);
 /* The printed module as a NUL-terminated string (NULL if memory is
  * exhausted); release with lyStringFree. */
-char *lyModuleToString(LyModule m);
+LAYOUTC_API char *lyModuleToString(LyModule m);
+
+/* --- Building and walking a module --------------------------------------------
+ * Handles to functions, ops and values are owned by their module and valid
+ * until it is destroyed. Functions have one block; ops run in order. */
+
+/* An empty module; null if memory is exhausted (a diagnostic on ctx). */
+LAYOUTC_API LyModule lyModuleCreate(LyContext ctx);
+LAYOUTC_API LyContext lyModuleGetContext(LyModule m);
+
+/* Appends `func.func @name(args) -> (results)` with an empty body; its
+ * argument values are lyFuncGetArg(f, i). Null after a diagnostic (an empty
+ * name or one the module already has, a null type, out of memory). */
+LAYOUTC_API LyFunc lyFuncCreate(LyModule m, const char *name, int nargs, const LyType *args, int nresults,
+                                const LyType *results);
+LAYOUTC_API LyFunc lyModuleGetFirstFunc(LyModule m); /* null when empty */
+LAYOUTC_API LyFunc lyFuncGetNext(LyFunc f);           /* null after the last */
+LAYOUTC_API LyFunc lyModuleLookupFunc(LyModule m, const char *name);
+LAYOUTC_API LyStringRef lyFuncGetName(LyFunc f);
+LAYOUTC_API int lyFuncGetNumArgs(LyFunc f);
+LAYOUTC_API LyValue lyFuncGetArg(LyFunc f, int i);
+LAYOUTC_API int lyFuncGetNumResults(LyFunc f);
+LAYOUTC_API LyType lyFuncGetResultType(LyFunc f, int i);
+LAYOUTC_API LyOp lyFuncGetFirstOp(LyFunc f);
+LAYOUTC_API LyOp lyOpGetNext(LyOp op);
+
+/* Appends an op to f: its operands (values of f) and the types of its
+ * results, which are new values lyOpGetResult(op, i). Attributes are set
+ * afterwards; lyModuleVerify checks the whole. Null after a diagnostic. */
+LAYOUTC_API LyOp lyOpCreate(LyFunc f, LyOpKind kind, int noperands, const LyValue *operands, int nresults,
+                            const LyType *result_types);
+LAYOUTC_API LyOpKind lyOpGetKind(LyOp op);
+LAYOUTC_API const char *lyOpKindGetName(LyOpKind k); /* "layout.reshape", ...; "?" outside the enum */
+LAYOUTC_API int lyOpGetNumOperands(LyOp op);
+LAYOUTC_API LyValue lyOpGetOperand(LyOp op, int i);
+LAYOUTC_API int lyOpGetNumResults(LyOp op);
+LAYOUTC_API LyValue lyOpGetResult(LyOp op, int i);
+
+/* Attributes. Setting replaces an attribute of the same name. Getters
+ * return LY_ERROR_INVALID, without a diagnostic, when the op has no such
+ * attribute of that kind. An int array getter writes at most `cap`
+ * elements and sets *n to the array's length. */
+LAYOUTC_API LyStatus lyOpSetIntAttribute(LyOp op, const char *name, int64_t v);
+LAYOUTC_API LyStatus lyOpSetBoolAttribute(LyOp op, const char *name, int v);
+LAYOUTC_API LyStatus lyOpSetStringAttribute(LyOp op, const char *name, const char *v);
+LAYOUTC_API LyStatus lyOpSetIntArrayAttribute(LyOp op, const char *name, int n, const int64_t *v);
+LAYOUTC_API int lyOpGetNumAttributes(LyOp op);
+LAYOUTC_API LyStringRef lyOpGetAttributeName(LyOp op, int i);
+LAYOUTC_API LyStatus lyOpGetIntAttribute(LyOp op, const char *name, int64_t *v);
+LAYOUTC_API LyStatus lyOpGetStringAttribute(LyOp op, const char *name, LyStringRef *v);
+LAYOUTC_API LyStatus lyOpGetIntArrayAttribute(LyOp op, const char *name, int64_t *v, int cap, int *n);
+
+/* A value's type: after a pass, the layout it chose. Setting a type (for
+ * example a layout the embedder chose) takes effect at the next verify. */
+LAYOUTC_API LyType lyValueGetType(LyValue v);
+LAYOUTC_API void lyValueSetType(LyValue v, LyType t);
+/* The op defining v; null for a function argument. */
+LAYOUTC_API LyOp lyValueGetDefiningOp(LyValue v);
 
 /* --- Passes ------------------------------------------------------------------ */
 
 /* The registered passes, by index: their names (as in `layoutc opt
  * --NAME`) and one-line summaries. Static strings. */
-int lyPassGetCount(void);
-const char *lyPassGetName(int i);
-const char *lyPassGetSummary(int i);
+LAYOUTC_API int lyPassGetCount(void);
+LAYOUTC_API const char *lyPassGetName(int i);
+LAYOUTC_API const char *lyPassGetSummary(int i);
 
 typedef enum {
   LY_PASS_DEFAULT = 0,
@@ -71,7 +154,15 @@ typedef enum {
  * reporting when the name is unknown, the module does not verify or the pass
  * fails; LY_ERROR_NOMEM when memory is exhausted (the module is then
  * unspecified: destroy it). */
-LyStatus lyModuleRunPass(LyModule m, const char *pass, unsigned flags);
+LAYOUTC_API LyStatus lyModuleRunPass(LyModule m, const char *pass, unsigned flags);
+
+/* Runs a pipeline: registered pass names separated by commas (spaces
+ * around names allowed), as `mlir-opt --pass-pipeline` does, e.g.
+ * "legalize-reshapes". The whole string is checked before anything runs;
+ * then each pass runs as lyModuleRunPass does (verifier before each) and the
+ * module is verified after the last. The first failure stops the pipeline,
+ * with its status. An empty pipeline only verifies. */
+LAYOUTC_API LyStatus lyModuleRunPipeline(LyModule m, const char *pipeline, unsigned flags);
 
 #ifdef __cplusplus
 }

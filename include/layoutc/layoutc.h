@@ -14,6 +14,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The library's version; lyGetVersion() says which one is loaded. */
+#define LAYOUTC_VERSION_MAJOR 0
+#define LAYOUTC_VERSION_MINOR 2
+#define LAYOUTC_VERSION_PATCH 0
+#define LAYOUTC_VERSION (LAYOUTC_VERSION_MAJOR * 10000 + LAYOUTC_VERSION_MINOR * 100 + LAYOUTC_VERSION_PATCH)
+
+/* Marks the public API: the only symbols liblayoutc.so exports (the
+ * library is built with -fvisibility=hidden). */
+#if defined(__GNUC__) || defined(__clang__)
+#define LAYOUTC_API __attribute__((visibility("default")))
+#else
+#define LAYOUTC_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -38,8 +52,18 @@ typedef enum {
   LY_ERROR_RANGE,     /* an index is out of range */
   LY_ERROR_OVERFLOW,  /* a size does not fit in 64 bits */
   LY_ERROR_UNKNOWN,   /* the property cannot be decided cheaply */
-  LY_ERROR_NOMEM      /* allocation failed */
+  LY_ERROR_NOMEM,     /* allocation failed */
+  LY_ERROR_NOT_A_VIEW /* a view query's answer: the operation needs a copy */
 } LyStatus;
+
+/* The status's name, e.g. "LY_ERROR_RANGE" (static storage; "?" for a value
+ * outside the enum). */
+LAYOUTC_API const char *lyStatusGetString(LyStatus s);
+
+/* The loaded library's LAYOUTC_VERSION (compare with the header's) and its
+ * version as "MAJOR.MINOR.PATCH" (static storage). */
+LAYOUTC_API int lyGetVersion(void);
+LAYOUTC_API const char *lyGetVersionString(void);
 
 typedef enum {
   LY_ELEM_I1, LY_ELEM_I2, LY_ELEM_I4, LY_ELEM_I8, LY_ELEM_I16, LY_ELEM_I32,
@@ -66,64 +90,64 @@ typedef void (*LyDiagnosticHandler)(const LyDiagnostic *diag, void *user);
 
 /* Formats a diagnostic as `name:line:col: error: msg`, the source line and a
  * caret, into the stream (a FILE *). Suitable as a handler. */
-void lyDiagnosticPrintToFile(const LyDiagnostic *diag, void *file);
+LAYOUTC_API void lyDiagnosticPrintToFile(const LyDiagnostic *diag, void *file);
 
 /* --- Context -------------------------------------------------------------- */
 
 /* Creates a context; returns a null handle if memory is exhausted. The default
  * handler discards diagnostics. */
-LyContext lyContextCreate(void);
-void lyContextDestroy(LyContext ctx);
-void lyContextSetDiagnosticHandler(LyContext ctx, LyDiagnosticHandler h, void *user);
+LAYOUTC_API LyContext lyContextCreate(void);
+LAYOUTC_API void lyContextDestroy(LyContext ctx);
+LAYOUTC_API void lyContextSetDiagnosticHandler(LyContext ctx, LyDiagnosticHandler h, void *user);
 
 /* --- Types ---------------------------------------------------------------- */
 
 /* Parses `tensor<...>`. `name` labels diagnostics (NULL means "<input>").
  * Returns a null handle after reporting a diagnostic on bad input. */
-LyType lyTypeParse(LyContext ctx, const char *text, size_t len, const char *name);
+LAYOUTC_API LyType lyTypeParse(LyContext ctx, const char *text, size_t len, const char *name);
 
 /* Builds the dense row-major type of the given dims (LY_DYNAMIC allowed). */
-LyType lyTypeGetRowMajor(LyContext ctx, LyElem elem, int rank, const int64_t *dims);
+LAYOUTC_API LyType lyTypeGetRowMajor(LyContext ctx, LyElem elem, int rank, const int64_t *dims);
 
 /* Element type names and widths. */
-const char *lyElemGetName(LyElem e);
-int lyElemGetBits(LyElem e);
+LAYOUTC_API const char *lyElemGetName(LyElem e);
+LAYOUTC_API int lyElemGetBits(LyElem e);
 
-int lyTypeGetRank(LyType t);
-int64_t lyTypeGetDim(LyType t, int dim);           /* LY_DYNAMIC if '?' */
-LyElem lyTypeGetElement(LyType t);
+LAYOUTC_API int lyTypeGetRank(LyType t);
+LAYOUTC_API int64_t lyTypeGetDim(LyType t, int dim);           /* LY_DYNAMIC if '?' */
+LAYOUTC_API LyElem lyTypeGetElement(LyType t);
 /* The memory space: returns 0 for the default space, 1 for an integer space
  * (stored in *num), 2 for a named one (*str, owned by the context). */
-int lyTypeGetMemorySpace(LyType t, int64_t *num, const char **str);
+LAYOUTC_API int lyTypeGetMemorySpace(LyType t, int64_t *num, const char **str);
 
-int lyTypeIsAny(LyType t);          /* layout not chosen yet */
-int lyTypeIsDynamic(LyType t);      /* some dim, stride or offset is '?' */
-int lyTypeIsContiguous(LyType t);   /* dense row-major, no padding, offset 0 */
+LAYOUTC_API int lyTypeIsAny(LyType t);          /* layout not chosen yet */
+LAYOUTC_API int lyTypeIsDynamic(LyType t);      /* some dim, stride or offset is '?' */
+LAYOUTC_API int lyTypeIsContiguous(LyType t);   /* dense row-major, no padding, offset 0 */
 /* Sets *out to whether no two elements share storage. LY_ERROR_UNKNOWN when
  * the layout is too large to decide exactly. */
-LyStatus lyTypeIsInjective(LyType t, int *out);
+LAYOUTC_API LyStatus lyTypeIsInjective(LyType t, int *out);
 
 /* A stable 64-bit hash: the same for equal types in every context and run. */
-uint64_t lyTypeGetHash(LyType t);
+LAYOUTC_API uint64_t lyTypeGetHash(LyType t);
 
-LyStatus lyTypeGetNumel(LyType t, int64_t *out);
+LAYOUTC_API LyStatus lyTypeGetNumel(LyType t, int64_t *out);
 /* Allocation in elements (padding included) and in bytes (sub-byte packed). */
-LyStatus lyTypeGetAllocElements(LyType t, int64_t *out);
-LyStatus lyTypeGetSizeBytes(LyType t, int64_t *out);
+LAYOUTC_API LyStatus lyTypeGetAllocElements(LyType t, int64_t *out);
+LAYOUTC_API LyStatus lyTypeGetSizeBytes(LyType t, int64_t *out);
 /* Offset in elements of the element at idx[rank]. */
-LyStatus lyTypeGetOffset(LyType t, const int64_t *idx, int64_t *out);
+LAYOUTC_API LyStatus lyTypeGetOffset(LyType t, const int64_t *idx, int64_t *out);
 /* When every dim maps to one stride (MLIR strided form), writes strides in
  * bytes (elements for sub-byte types) and the base offset in elements. */
-LyStatus lyTypeGetStrides(LyType t, int64_t *strides, int64_t *offset);
+LAYOUTC_API LyStatus lyTypeGetStrides(LyType t, int64_t *strides, int64_t *offset);
 
 /* Prints the canonical spelling. The callback may be called several times
  * with consecutive pieces. */
 typedef void (*LyStringCallback)(const char *piece, size_t len, void *user);
-void lyTypePrint(LyType t, LyStringCallback cb, void *user);
+LAYOUTC_API void lyTypePrint(LyType t, LyStringCallback cb, void *user);
 /* Convenience: the canonical spelling as a malloc'd NUL-terminated string
  * (NULL if memory is exhausted); release with lyStringFree. */
-char *lyTypeToString(LyType t);
-void lyStringFree(char *s);
+LAYOUTC_API char *lyTypeToString(LyType t);
+LAYOUTC_API void lyStringFree(char *s);
 
 /* --- Views (zero-copy; SPEC §3.3) ------------------------------------------ */
 /* Each returns the view's type, interned in ctx, or a null handle after
@@ -133,30 +157,41 @@ void lyStringFree(char *s);
  * offsets are relative to the same buffer. */
 
 /* oneDNN permute_axes: the source's dim i becomes the view's dim perm[i]. */
-LyType lyTypePermute(LyContext ctx, LyType t, const int *perm);
+LAYOUTC_API LyType lyTypePermute(LyContext ctx, LyType t, const int *perm);
 /* Row-major element order is preserved (NumPy C order). A view exists when
  * the source's digits regroup under the new dims; a view dim may then hold
  * several digits (joining the dims of "acdb" gives one dim with three). */
-LyType lyTypeReshape(LyContext ctx, LyType t, int rank, const int64_t *dims);
+LAYOUTC_API LyType lyTypeReshape(LyContext ctx, LyType t, int rank, const int64_t *dims);
 /* MLIR memref / NumPy semantics: a view only when every view dim has one
  * plain stride (the result is an MLIR strided layout). */
-LyType lyTypeReshapeStrided(LyContext ctx, LyType t, int rank, const int64_t *dims);
+LAYOUTC_API LyType lyTypeReshapeStrided(LyContext ctx, LyType t, int rank, const int64_t *dims);
 /* oneDNN submemory: the box offsets[d] .. offsets[d] + sizes[d]. */
-LyType lyTypeSlice(LyContext ctx, LyType t, const int64_t *offsets, const int64_t *sizes);
+LAYOUTC_API LyType lyTypeSlice(LyContext ctx, LyType t, const int64_t *offsets, const int64_t *sizes);
 /* NumPy broadcasting to dims (rank >= t's rank): new leading dims and
  * extent-1 dims become stride-0 dims. */
-LyType lyTypeBroadcast(LyContext ctx, LyType t, int rank, const int64_t *dims);
+LAYOUTC_API LyType lyTypeBroadcast(LyContext ctx, LyType t, int rank, const int64_t *dims);
 /* Removes extent-1 dim `dim` / inserts an extent-1 dim at position `dim`. */
-LyType lyTypeSqueeze(LyContext ctx, LyType t, int dim);
-LyType lyTypeUnsqueeze(LyContext ctx, LyType t, int dim);
+LAYOUTC_API LyType lyTypeSqueeze(LyContext ctx, LyType t, int dim);
+LAYOUTC_API LyType lyTypeUnsqueeze(LyContext ctx, LyType t, int dim);
 /* The layout of t's dims and element that makes `reshape(t, dims)` a view,
  * chosen to move the fewest bytes and keep t's blocks where possible; t itself
  * when the reshape already is a view. Null (with a diagnostic) on bad dims. */
-LyType lyTypeGetReshapeRelayout(LyContext ctx, LyType t, int rank, const int64_t *dims);
+LAYOUTC_API LyType lyTypeGetReshapeRelayout(LyContext ctx, LyType t, int rank, const int64_t *dims);
 /* The same type with another layout: relayout targets. Parses `layout` as the
  * layout attribute of t's dims and element (e.g. "\"nchw\"" or
  * "strided<[1,4]>"; "" is row-major). Null after a diagnostic on bad input. */
-LyType lyTypeWithLayout(LyContext ctx, LyType t, const char *layout);
+LAYOUTC_API LyType lyTypeWithLayout(LyContext ctx, LyType t, const char *layout);
+
+/* View queries, for compilers that ask as a matter of course. Like the
+ * functions above, but when the layout makes the operation a copy they
+ * return LY_ERROR_NOT_A_VIEW with *view null and report nothing. A bad
+ * request (wrong element count, a slice out of range, a dynamic or 'any'
+ * source) is LY_ERROR_INVALID after the usual diagnostic; LY_OK sets *view. */
+LAYOUTC_API LyStatus lyTypeTryReshape(LyContext ctx, LyType t, int rank, const int64_t *dims, LyType *view);
+LAYOUTC_API LyStatus lyTypeTryReshapeStrided(LyContext ctx, LyType t, int rank, const int64_t *dims,
+                                             LyType *view);
+LAYOUTC_API LyStatus lyTypeTrySlice(LyContext ctx, LyType t, const int64_t *offsets, const int64_t *sizes,
+                                    LyType *view);
 
 #ifdef __cplusplus
 }

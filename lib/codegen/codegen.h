@@ -13,6 +13,8 @@
 
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/TargetMachine.h>
 
 /* ===== Elements and conversion (interp.c) ================================== */
 
@@ -168,5 +170,19 @@ bool lyc_optimize(LyDiagEngine *d, LLVMModuleRef m);
 
 /* Turns an LLVM error into a diagnostic and disposes it. */
 void lyc_report_error(LyDiagEngine *d, const char *what, LLVMErrorRef err);
+
+/* A target machine for the host CPU at O3; NULL after a diagnostic. One per
+ * thread at a time: LLVM target machines are not shared between threads. */
+LLVMTargetMachineRef lyc_host_machine(LyDiagEngine *d);
+
+/* ===== Worker threads (pool.c) ============================================= */
+
+/* Persistent workers for multi-threaded runs; several callers may run jobs
+ * at once. lyc_pool_run calls fn(i, arg) for every i in [0, n), on the
+ * caller's thread and the workers, and returns when all are done. */
+typedef struct LycPool LycPool;
+LycPool *lyc_pool_create(void); /* NULL if out of memory */
+void lyc_pool_run(LycPool *p, int n, void (*fn)(int i, void *arg), void *arg);
+void lyc_pool_destroy(LycPool *p);
 
 #endif

@@ -178,10 +178,13 @@ LLVMValueRef lyc_emit_offset(LycIR *ir, const LyTypeImpl *t, LLVMValueRef *idx) 
   return t->base ? LLVMBuildNSWAdd(ir->b, off, lyc_i64(ir, t->base), "off") : off;
 }
 
-LLVMValueRef lyEmitOffset(LLVMBuilderRef builder, LyType type, LLVMValueRef *idx) {
+LLVMValueRef lyEmitOffset(LyContext ctx, LLVMBuilderRef builder, LyType type, LLVMValueRef *idx) {
   const LyTypeImpl *t = lyd_type(type);
-  if (!lyd_is_static(t))
+  if (!lyd_is_static(t)) {
+    ly_diag_emit(&lyd_ctx(ctx)->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0},
+                 "cannot emit the offset of a type without static geometry (dynamic, 'any' or symbolic)");
     return NULL;
+  }
   LLVMBasicBlockRef bb = LLVMGetInsertBlock(builder);
   LycIR ir;
   lyc_ir_init(&ir, LLVMGetGlobalParent(LLVMGetBasicBlockParent(bb)));
@@ -207,7 +210,7 @@ static LLVMValueRef emit_offset_fn(LycIR *ir, const LyTypeImpl *t) {
     LLVMSetAlignment(idx[d], 8);
   }
   /* Through the public entry point, so the emitted modules exercise it. */
-  LLVMBuildRet(ir->b, lyEmitOffset(ir->b, lyd_wrap(t), idx));
+  LLVMBuildRet(ir->b, lyc_emit_offset(ir, t, idx));
   return fn;
 }
 

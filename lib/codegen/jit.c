@@ -10,6 +10,7 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,7 +22,15 @@ typedef struct Repacker Repacker;
 
 typedef struct LycKernel {
   struct LycKernel *next; /* cache chain */
+  struct LycKernel *lru_prev, *lru_next; /* ready kernels, most recently used first */
   Repacker *owner;
+  /* Guarded by the owner's lock. A kernel is building until its compile
+   * (done without the lock) finishes; refs counts lyRepackKernelAcquire
+   * holders; a pinned kernel (handed out by lyRepackKernelGet) is never
+   * evicted, nor is one with holders. */
+  bool building, pinned;
+  int refs;
+  LLVMOrcResourceTrackerRef rt; /* its machine code in the JIT; NULL if none */
   const LyTypeImpl *src, *dst;
   int threads;
   bool compiled; /* false: the interpreter runs it */
@@ -35,15 +44,26 @@ typedef struct LycKernel {
   char *plan; /* lyc_plan_print text */
 } LycKernel;
 
+/* Thread safety: `mu` guards the table, the LRU list, the kernels' flags
+ * and the pool pointer; compiles run without it (each with its own LLVM
+ * context and target machine), so a lookup never waits behind a compile
+ * of another kernel. `built` wakes threads waiting for a kernel another
+ * thread is compiling. `diag_mu` serialises diagnostics to the context. */
 struct Repacker {
   LyCtx *ctx;
   LLVMOrcLLJITRef jit;
-  LLVMTargetMachineRef tm;
+  bool own_jit; /* false: the caller's (lyRepackerCreateWithJIT) */
   LycTarget tgt;
-  pthread_mutex_t mu;
+  pthread_mutex_t mu, diag_mu;
+  pthread_cond_t built;
   LycKernel **buckets;
   size_t nbuckets, count;
-  unsigned next_id;
+  size_t capacity; /* 0: unlimited */
+  LycKernel *lru_head, *lru_tail;
+  unsigned next_id; /* atomic */
+  LyThreadPool host_pool;
+  bool has_host_pool;
+  LycPool *pool; /* ours, started on the first multi-threaded run */
 };
 
 /* ===== Errors =================================================================== */
@@ -64,8 +84,40 @@ static void report_message(LyDiagEngine *d, const char *what, char *msg) {
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static bool native_ok;
 
+static LLVMTargetMachineRef new_host_machine(LyDiagEngine *d);
+static bool optimize_with(LyDiagEngine *d, LLVMModuleRef m, LLVMTargetMachineRef tm, bool vectorize);
+
+/* Compiles an empty function once, so LLVM's lazily built process-wide
+ * state (pass registries, timer groups, option tables) exists before
+ * threads compile at once: its publication inside libLLVM is invisible to
+ * ThreadSanitizer, which would otherwise flag the first concurrent
+ * compiles. Failures are ignored: the real compile reports them. */
+static void warm_up(void) {
+  LyDiagEngine quiet = {0};
+  LLVMTargetMachineRef tm = new_host_machine(&quiet);
+  if (!tm)
+    return;
+  LLVMContextRef c = LLVMContextCreate();
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("ly_warm_up", c);
+  LLVMValueRef f = LLVMAddFunction(m, "ly_warm_up", LLVMFunctionType(LLVMVoidTypeInContext(c), NULL, 0, 0));
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(c, f, "entry"));
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  LLVMMemoryBufferRef obj = NULL;
+  char *msg = NULL;
+  if (optimize_with(&quiet, m, tm, true) && !LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &msg, &obj))
+    LLVMDisposeMemoryBuffer(obj);
+  LLVMDisposeMessage(msg);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(c);
+  LLVMDisposeTargetMachine(tm);
+}
+
 static void init_native(void) {
   native_ok = !LLVMInitializeNativeTarget() && !LLVMInitializeNativeAsmPrinter();
+  if (native_ok)
+    warm_up();
 }
 
 void lyc_host_target(LycTarget *t) {
@@ -78,12 +130,16 @@ void lyc_host_target(LycTarget *t) {
 }
 
 /* A target machine for the host CPU and its features, at O3. */
-static LLVMTargetMachineRef host_machine(LyDiagEngine *d) {
+LLVMTargetMachineRef lyc_host_machine(LyDiagEngine *d) {
   pthread_once(&init_once, init_native);
   if (!native_ok) {
     ly_diag_emit(d, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "LLVM has no native target for this host");
     return NULL;
   }
+  return new_host_machine(d);
+}
+
+static LLVMTargetMachineRef new_host_machine(LyDiagEngine *d) {
   char *triple = LLVMGetDefaultTargetTriple(), *err = NULL;
   LLVMTargetRef target;
   LLVMTargetMachineRef tm = NULL;
@@ -128,7 +184,7 @@ static bool optimize_with(LyDiagEngine *d, LLVMModuleRef m, LLVMTargetMachineRef
 }
 
 bool lyc_optimize(LyDiagEngine *d, LLVMModuleRef m) {
-  LLVMTargetMachineRef tm = host_machine(d);
+  LLVMTargetMachineRef tm = lyc_host_machine(d);
   if (!tm)
     return false;
   bool ok = optimize_with(d, m, tm, true);
@@ -140,8 +196,24 @@ bool lyc_optimize(LyDiagEngine *d, LLVMModuleRef m) {
 
 static Repacker *rp(LyRepacker r) { return (Repacker *)r.ptr; }
 
-static bool create_jit(Repacker *r) {
-  LyDiagEngine *d = &r->ctx->diag;
+/* Diagnostics of a repacker call: collected on a per-call engine (its
+ * error count belongs to the call) and handed to the context's handler one
+ * at a time, whichever thread reports them. */
+static void forward_diag(const LyDiagnostic *diag, void *user) {
+  Repacker *r = user;
+  /* Only the handler is the context's: the per-call engine counts errors, so
+   * nothing here writes to the context (other threads may be using it). */
+  pthread_mutex_lock(&r->diag_mu);
+  if (r->ctx->diag.handler)
+    r->ctx->diag.handler(diag, r->ctx->diag.user);
+  pthread_mutex_unlock(&r->diag_mu);
+}
+
+static LyDiagEngine call_diag(Repacker *r) { return (LyDiagEngine){.handler = forward_diag, .user = r}; }
+
+static void oom(LyDiagEngine *d) { ly_diag_emit(d, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "out of memory"); }
+
+static bool create_jit(Repacker *r, LyDiagEngine *d) {
   LLVMOrcJITTargetMachineBuilderRef jtmb;
   LLVMErrorRef err = LLVMOrcJITTargetMachineBuilderDetectHost(&jtmb);
   if (err) {
@@ -155,6 +227,7 @@ static bool create_jit(Repacker *r) {
     r->jit = NULL;
     return false;
   }
+  r->own_jit = true;
   /* Kernels call memcpy and memset: let them resolve in this process. */
   LLVMOrcDefinitionGeneratorRef gen;
   err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen, LLVMOrcLLJITGetGlobalPrefix(r->jit), NULL, NULL);
@@ -166,50 +239,79 @@ static bool create_jit(Repacker *r) {
   return true;
 }
 
-LyRepacker lyRepackerCreate(LyContext ctx) {
+/* A repacker over jit (the caller's), or over a JIT of its own when NULL. */
+static LyRepacker repacker_create(LyContext ctx, LLVMOrcLLJITRef jit) {
   Repacker *r = ly_malloc(sizeof *r);
+  LyDiagEngine *cd = &lyd_ctx(ctx)->diag;
   if (!r) {
-    ly_diag_emit(&lyd_ctx(ctx)->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "out of memory");
+    oom(cd);
     return (LyRepacker){NULL};
   }
-  memset(r, 0, sizeof *r);
-  r->ctx = lyd_ctx(ctx);
-  r->nbuckets = 64;
-  r->buckets = ly_malloc(r->nbuckets * sizeof *r->buckets);
+  *r = (Repacker){.ctx = lyd_ctx(ctx), .jit = jit, .nbuckets = 64};
   pthread_mutex_init(&r->mu, NULL);
+  pthread_mutex_init(&r->diag_mu, NULL);
+  pthread_cond_init(&r->built, NULL);
   LyRepacker h = {r};
-  if (!r->buckets) {
-    ly_diag_emit(&r->ctx->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "out of memory");
+  if (!(r->buckets = ly_malloc(r->nbuckets * sizeof *r->buckets))) {
+    oom(cd);
     lyRepackerDestroy(h);
     return (LyRepacker){NULL};
   }
   memset(r->buckets, 0, r->nbuckets * sizeof *r->buckets);
   lyc_host_target(&r->tgt);
-  if (!(r->tm = host_machine(&r->ctx->diag)) || !create_jit(r)) {
+  LLVMTargetMachineRef tm = lyc_host_machine(cd); /* checks the host target once */
+  if (!tm || (!jit && !create_jit(r, cd))) {
+    if (tm)
+      LLVMDisposeTargetMachine(tm);
     lyRepackerDestroy(h);
     return (LyRepacker){NULL};
   }
+  LLVMDisposeTargetMachine(tm);
   return h;
+}
+
+LyRepacker lyRepackerCreate(LyContext ctx) { return repacker_create(ctx, NULL); }
+
+LyRepacker lyRepackerCreateWithJIT(LyContext ctx, LLVMOrcLLJITRef jit) {
+  if (!jit) {
+    ly_diag_emit(&lyd_ctx(ctx)->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "lyRepackerCreateWithJIT: null JIT");
+    return (LyRepacker){NULL};
+  }
+  return repacker_create(ctx, jit);
+}
+
+/* Frees a kernel and its machine code (no lock needed: nobody holds it). */
+static void kernel_free(Repacker *r, LycKernel *k) {
+  if (k->rt) {
+    LLVMErrorRef err = LLVMOrcResourceTrackerRemove(k->rt);
+    if (err) {
+      LyDiagEngine d = call_diag(r);
+      lyc_report_error(&d, "releasing a kernel's code failed", err);
+    }
+    LLVMOrcReleaseResourceTracker(k->rt);
+  }
+  ly_free(k->plan);
+  ly_free(k);
 }
 
 void lyRepackerDestroy(LyRepacker h) {
   Repacker *r = rp(h);
   if (!r)
     return;
+  lyc_pool_destroy(r->pool);
   for (size_t i = 0; r->buckets && i < r->nbuckets; i++)
     for (LycKernel *k = r->buckets[i], *n; k; k = n) {
       n = k->next;
-      ly_free(k->plan);
-      ly_free(k);
+      kernel_free(r, k);
     }
   ly_free(r->buckets);
-  if (r->jit) {
+  if (r->jit && r->own_jit) {
     LLVMErrorRef err = LLVMOrcDisposeLLJIT(r->jit);
     if (err)
       lyc_report_error(&r->ctx->diag, "disposing the JIT failed", err);
   }
-  if (r->tm)
-    LLVMDisposeTargetMachine(r->tm);
+  pthread_cond_destroy(&r->built);
+  pthread_mutex_destroy(&r->diag_mu);
   pthread_mutex_destroy(&r->mu);
   ly_free(r);
 }
@@ -233,27 +335,43 @@ static bool needs_vectorizer(const LycPlan *p) {
   return v;
 }
 
-/* Plan, emit, optimise, make machine code, load it, find the entry: the
- * plain kernel or the non-temporal one. */
-static bool compile_variant(Repacker *r, const LycPlan *p, bool nt, KernelFn *out) {
-  LyDiagEngine *d = &r->ctx->diag;
-  char name[32];
-  snprintf(name, sizeof name, "ly_repack_%u%s", r->next_id++, nt ? "_nt" : "");
+/* A kernel as an object file: plan emitted as `name`, optimised, compiled
+ * with a target machine of this call's own. NULL after a diagnostic. */
+static LLVMMemoryBufferRef compile_object(LyDiagEngine *d, const LycPlan *p, const char *name, bool nt) {
+  LLVMTargetMachineRef tm = lyc_host_machine(d);
+  if (!tm)
+    return NULL;
   LLVMContextRef c = LLVMContextCreate();
   LLVMModuleRef m = LLVMModuleCreateWithNameInContext(name, c);
   lyc_emit_repack(m, p, name, nt);
-  bool ok = lyc_verify(d, m) && optimize_with(d, m, r->tm, needs_vectorizer(p));
+  bool ok = lyc_verify(d, m) && optimize_with(d, m, tm, needs_vectorizer(p));
   LLVMMemoryBufferRef obj = NULL;
   char *msg = NULL;
-  if (ok && LLVMTargetMachineEmitToMemoryBuffer(r->tm, m, LLVMObjectFile, &msg, &obj)) {
+  if (ok && LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &msg, &obj)) {
     report_message(d, "LLVM code generation failed", msg);
-    ok = false;
+    obj = NULL;
   }
   LLVMDisposeModule(m);
   LLVMContextDispose(c);
-  if (!ok)
+  LLVMDisposeTargetMachine(tm);
+  return obj;
+}
+
+/* Plan, emit, optimise, make machine code, load it (tracked by the kernel's
+ * resource tracker) and find the entry: the plain kernel or the
+ * non-temporal one. Runs without the repacker's lock. */
+static bool compile_variant(Repacker *r, LyDiagEngine *d, LycKernel *k, const LycPlan *p, bool nt, KernelFn *out) {
+  char name[64];
+  unsigned id = __atomic_fetch_add(&r->next_id, 1, __ATOMIC_RELAXED);
+  /* The repacker's address keeps names apart when several share a JIT. */
+  snprintf(name, sizeof name, "ly_repack_%" PRIxPTR "_%u%s", (uintptr_t)r, id, nt ? "_nt" : "");
+  LLVMMemoryBufferRef obj = compile_object(d, p, name, nt);
+  if (!obj)
     return false;
-  LLVMErrorRef err = LLVMOrcLLJITAddObjectFile(r->jit, LLVMOrcLLJITGetMainJITDylib(r->jit), obj); /* takes obj */
+  LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(r->jit);
+  if (!k->rt)
+    k->rt = LLVMOrcJITDylibCreateResourceTracker(jd);
+  LLVMErrorRef err = LLVMOrcLLJITAddObjectFileWithRT(r->jit, k->rt, obj); /* takes obj */
   LLVMOrcExecutorAddress addr = 0;
   if (!err)
     err = LLVMOrcLLJITLookup(r->jit, &addr, name);
@@ -266,21 +384,28 @@ static bool compile_variant(Repacker *r, const LycPlan *p, bool nt, KernelFn *ou
 }
 
 /* The plain kernel of one that so far has only the non-temporal variant,
- * built on the first misaligned destination. NULL after a diagnostic. */
+ * built on the first misaligned destination, without the lock: two threads
+ * may both build it, and the first to finish is kept (the other's code
+ * stays unused in the JIT until the kernel is freed). NULL after a
+ * diagnostic. */
 static KernelFn plain_kernel(LycKernel *k) {
   Repacker *r = k->owner;
-  pthread_mutex_lock(&r->mu);
-  KernelFn fn = k->fn;
+  LyDiagEngine d = call_diag(r);
+  KernelFn fn = NULL, mine = NULL;
   LycPlan p;
-  if (!fn && lyc_plan(&p, k->src, k->dst, &r->tgt)) {
-    if (compile_variant(r, &p, false, &k->fn))
-      fn = k->fn;
-    lyc_plan_free(&p);
-  } else if (!fn) {
-    ly_diag_emit(&r->ctx->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "out of memory");
+  if (!lyc_plan(&p, k->src, k->dst, &r->tgt)) {
+    oom(&d);
+    return NULL;
   }
+  pthread_mutex_lock(&r->mu); /* the resource tracker is shared with other variants */
+  if (!k->rt)
+    k->rt = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(r->jit));
   pthread_mutex_unlock(&r->mu);
-  return fn;
+  if (compile_variant(r, &d, k, &p, false, &mine) &&
+      !__atomic_compare_exchange_n(&k->fn, &fn, mine, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    mine = fn; /* another thread's came first */
+  lyc_plan_free(&p);
+  return mine;
 }
 
 static bool describe_plan(LycKernel *k, const LycPlan *p) {
@@ -298,41 +423,30 @@ static bool describe_plan(LycKernel *k, const LycPlan *p) {
   return k->plan != NULL;
 }
 
-static LycKernel *build_kernel(Repacker *r, const LyTypeImpl *s, const LyTypeImpl *t, int threads) {
-  LyDiagEngine *d = &r->ctx->diag;
-  if (lyc_check_pair(d, s, t) != LY_OK)
-    return NULL;
-  LycKernel *k = ly_malloc(sizeof *k);
-  if (!k) {
-    ly_diag_emit(d, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "out of memory");
-    return NULL;
-  }
-  *k = (LycKernel){.owner = r, .src = s, .dst = t, .threads = threads};
-  int errors = d->errors;
-  lyTypeGetSizeBytes(lyd_wrap(t), &k->dst_bytes);
+/* Fills in a placeholder kernel: plans and compiles it, or prepares it for
+ * the interpreter. Runs without the lock. false after a diagnostic. */
+static bool build_kernel(Repacker *r, LyDiagEngine *d, LycKernel *k) {
+  if (lyc_check_pair(d, k->src, k->dst) != LY_OK)
+    return false;
+  lyTypeGetSizeBytes(lyd_wrap(k->dst), &k->dst_bytes);
   double t0 = now_seconds();
   bool ok;
-  if (lyc_jit_converts(s->elem, t->elem)) {
+  if (lyc_jit_converts(k->src->elem, k->dst->elem)) {
     LycPlan p;
-    ok = lyc_plan(&p, s, t, &r->tgt);
+    ok = lyc_plan(&p, k->src, k->dst, &r->tgt);
     if (ok) {
       k->memset_dst = p.memset_dst;
       k->compiled = true;
-      ok = describe_plan(k, &p) && compile_variant(r, &p, p.nt, p.nt ? &k->fn_nt : &k->fn);
+      ok = describe_plan(k, &p) && compile_variant(r, d, k, &p, p.nt, p.nt ? &k->fn_nt : &k->fn);
       lyc_plan_free(&p);
     }
   } else {
     ok = describe_plan(k, NULL);
   }
-  if (!ok) {
-    if (d->errors == errors)
-      ly_diag_emit(d, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "out of memory");
-    ly_free(k->plan);
-    ly_free(k);
-    return NULL;
-  }
+  if (!ok && d->errors == 0)
+    oom(d);
   k->compile_seconds = now_seconds() - t0;
-  return k;
+  return ok;
 }
 
 /* ===== The cache ========================================================================= */
@@ -345,63 +459,227 @@ static size_t key_hash(const void *s, const void *t, int threads) {
   return (size_t)(h ^ (h >> 29));
 }
 
-static void cache_insert(Repacker *r, LycKernel *k) {
-  if (r->count + 1 > r->nbuckets) { /* grow; on failure keep the longer chains */
-    size_t nb = r->nbuckets * 2;
-    LycKernel **b = ly_malloc(nb * sizeof *b);
-    if (b) {
-      memset(b, 0, nb * sizeof *b);
-      for (size_t i = 0; i < r->nbuckets; i++)
-        for (LycKernel *e = r->buckets[i], *n; e; e = n) {
-          n = e->next;
-          size_t j = key_hash(e->src, e->dst, e->threads) & (nb - 1);
-          e->next = b[j];
-          b[j] = e;
-        }
-      ly_free(r->buckets);
-      r->buckets = b;
-      r->nbuckets = nb;
+static void cache_grow(Repacker *r) {
+  size_t nb = r->nbuckets * 2;
+  LycKernel **b = ly_malloc(nb * sizeof *b);
+  if (!b) /* keep the longer chains */
+    return;
+  memset(b, 0, nb * sizeof *b);
+  for (size_t i = 0; i < r->nbuckets; i++)
+    for (LycKernel *e = r->buckets[i], *n; e; e = n) {
+      n = e->next;
+      size_t j = key_hash(e->src, e->dst, e->threads) & (nb - 1);
+      e->next = b[j];
+      b[j] = e;
     }
-  }
+  ly_free(r->buckets);
+  r->buckets = b;
+  r->nbuckets = nb;
+}
+
+static void cache_insert(Repacker *r, LycKernel *k) {
+  if (r->count + 1 > r->nbuckets)
+    cache_grow(r);
   size_t j = key_hash(k->src, k->dst, k->threads) & (r->nbuckets - 1);
   k->next = r->buckets[j];
   r->buckets[j] = k;
   r->count++;
 }
 
-LyRepackKernel lyRepackKernelGet(LyRepacker h, LyType src, LyType dst, int threads) {
-  Repacker *r = rp(h);
-  const LyTypeImpl *s = lyd_type(src), *t = lyd_type(dst);
-  if (threads < 1 || threads > 1024) {
-    ly_diag_emit(&r->ctx->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0},
-                 "thread count %d is out of range (1 to 1024)", threads);
-    return (LyRepackKernel){NULL};
-  }
-  pthread_mutex_lock(&r->mu);
+static void cache_remove(Repacker *r, LycKernel *k) {
+  LycKernel **p = &r->buckets[key_hash(k->src, k->dst, k->threads) & (r->nbuckets - 1)];
+  while (*p != k)
+    p = &(*p)->next;
+  *p = k->next;
+  r->count--;
+}
+
+static LycKernel *cache_find(Repacker *r, const LyTypeImpl *s, const LyTypeImpl *t, int threads) {
   LycKernel *k = r->buckets[key_hash(s, t, threads) & (r->nbuckets - 1)];
   while (k && !(k->src == s && k->dst == t && k->threads == threads))
     k = k->next;
-  if (!k && (k = build_kernel(r, s, t, threads)))
-    cache_insert(r, k);
+  return k;
+}
+
+static void lru_unlink(Repacker *r, LycKernel *k) {
+  *(k->lru_prev ? &k->lru_prev->lru_next : &r->lru_head) = k->lru_next;
+  *(k->lru_next ? &k->lru_next->lru_prev : &r->lru_tail) = k->lru_prev;
+  k->lru_prev = k->lru_next = NULL;
+}
+
+static void lru_push_front(Repacker *r, LycKernel *k) {
+  k->lru_prev = NULL;
+  k->lru_next = r->lru_head;
+  *(r->lru_head ? &r->lru_head->lru_prev : &r->lru_tail) = k;
+  r->lru_head = k;
+}
+
+/* Evicts least recently used kernels nobody holds until the cache is within
+ * its capacity (mu held). Returns those that can be freed now, chained
+ * through `next`, to free after unlocking. */
+static LycKernel *evict(Repacker *r) {
+  LycKernel *dead = NULL;
+  for (LycKernel *k = r->lru_tail, *prev; k && r->capacity && r->count > r->capacity; k = prev) {
+    prev = k->lru_prev;
+    if (k->pinned || k->refs)
+      continue;
+    lru_unlink(r, k);
+    cache_remove(r, k);
+    k->next = dead;
+    dead = k;
+  }
+  return dead;
+}
+
+static void free_chain(Repacker *r, LycKernel *k) {
+  for (LycKernel *n; k; k = n) {
+    n = k->next;
+    kernel_free(r, k);
+  }
+}
+
+/* The cached kernel for the key, built if absent (mu held on entry and
+ * exit, released while compiling). Waits only for a kernel of the same
+ * key that another thread is compiling. NULL after a diagnostic. */
+static LycKernel *lookup(Repacker *r, const LyTypeImpl *s, const LyTypeImpl *t, int threads) {
+  LycKernel *k;
+  while ((k = cache_find(r, s, t, threads)) && k->building)
+    pthread_cond_wait(&r->built, &r->mu);
+  if (k) {
+    lru_unlink(r, k);
+    lru_push_front(r, k);
+    return k;
+  }
+  LyDiagEngine d = call_diag(r);
+  if (!(k = ly_malloc(sizeof *k))) {
+    pthread_mutex_unlock(&r->mu);
+    oom(&d);
+    pthread_mutex_lock(&r->mu);
+    return NULL;
+  }
+  *k = (LycKernel){.owner = r, .src = s, .dst = t, .threads = threads, .building = true};
+  cache_insert(r, k);
   pthread_mutex_unlock(&r->mu);
-  return (LyRepackKernel){k};
+  bool ok = build_kernel(r, &d, k);
+  pthread_mutex_lock(&r->mu);
+  k->building = false;
+  pthread_cond_broadcast(&r->built);
+  if (ok) {
+    lru_push_front(r, k);
+    return k;
+  }
+  cache_remove(r, k); /* a failed pair is not cached: asking again reports again */
+  pthread_mutex_unlock(&r->mu);
+  kernel_free(r, k);
+  pthread_mutex_lock(&r->mu);
+  return NULL;
+}
+
+static bool check_threads(Repacker *r, int threads) {
+  if (threads >= 1 && threads <= 1024)
+    return true;
+  LyDiagEngine d = call_diag(r);
+  ly_diag_emit(&d, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "thread count %d is out of range (1 to 1024)", threads);
+  return false;
+}
+
+/* lyRepackKernelGet pins (never evicted); Acquire holds a reference. */
+static LycKernel *get_kernel(LyRepacker h, LyType src, LyType dst, int threads, bool pin) {
+  Repacker *r = rp(h);
+  if (!check_threads(r, threads))
+    return NULL;
+  pthread_mutex_lock(&r->mu);
+  LycKernel *k = lookup(r, lyd_type(src), lyd_type(dst), threads);
+  LycKernel *dead = NULL;
+  if (k) {
+    k->pinned |= pin;
+    k->refs += !pin;
+    dead = evict(r);
+  }
+  pthread_mutex_unlock(&r->mu);
+  free_chain(r, dead);
+  return k;
+}
+
+LyRepackKernel lyRepackKernelGet(LyRepacker h, LyType src, LyType dst, int threads) {
+  return (LyRepackKernel){get_kernel(h, src, dst, threads, true)};
+}
+
+LyRepackKernel lyRepackKernelAcquire(LyRepacker h, LyType src, LyType dst, int threads) {
+  return (LyRepackKernel){get_kernel(h, src, dst, threads, false)};
+}
+
+void lyRepackKernelRelease(LyRepackKernel kh) {
+  LycKernel *k = (LycKernel *)kh.ptr;
+  if (!k)
+    return;
+  Repacker *r = k->owner;
+  pthread_mutex_lock(&r->mu);
+  LY_ASSERT(k->refs > 0 || k->pinned);
+  k->refs -= k->refs > 0;
+  LycKernel *dead = evict(r);
+  pthread_mutex_unlock(&r->mu);
+  free_chain(r, dead);
+}
+
+void lyRepackerSetCacheCapacity(LyRepacker h, size_t capacity) {
+  Repacker *r = rp(h);
+  pthread_mutex_lock(&r->mu);
+  r->capacity = capacity;
+  LycKernel *dead = evict(r);
+  pthread_mutex_unlock(&r->mu);
+  free_chain(r, dead);
+}
+
+size_t lyRepackerGetCacheSize(LyRepacker h) {
+  Repacker *r = rp(h);
+  pthread_mutex_lock(&r->mu);
+  size_t n = r->count;
+  pthread_mutex_unlock(&r->mu);
+  return n;
 }
 
 /* ===== Running ============================================================================ */
 
+void lyRepackerSetThreadPool(LyRepacker h, const LyThreadPool *pool) {
+  Repacker *r = rp(h);
+  pthread_mutex_lock(&r->mu);
+  r->has_host_pool = pool && pool->parallel_for;
+  if (r->has_host_pool)
+    r->host_pool = *pool;
+  pthread_mutex_unlock(&r->mu);
+}
+
 typedef struct {
-  const LycKernel *k;
+  KernelFn fn;
   const void *src;
   void *dst;
-  int64_t thread;
-  bool started;
-  KernelFn fn;
-} Share;
+  int64_t nthreads;
+} RunArgs;
 
-static void *run_share(void *arg) {
-  Share *s = arg;
-  s->fn(s->src, s->dst, s->thread, s->k->threads);
-  return NULL;
+static void run_share(int i, void *arg) {
+  RunArgs *a = arg;
+  a->fn(a->src, a->dst, i, a->nthreads);
+}
+
+/* Runs the kernel's `threads` shares on the host's pool if it lent one,
+ * else on the repacker's own workers (on the caller's thread if those
+ * cannot be had). */
+static void run_shares(Repacker *r, RunArgs *a) {
+  pthread_mutex_lock(&r->mu);
+  LyThreadPool host = r->host_pool;
+  bool use_host = r->has_host_pool;
+  if (!use_host && !r->pool)
+    r->pool = lyc_pool_create();
+  LycPool *pool = r->pool;
+  pthread_mutex_unlock(&r->mu);
+  if (use_host)
+    host.parallel_for(host.user, (int)a->nthreads, run_share, a);
+  else if (pool)
+    lyc_pool_run(pool, (int)a->nthreads, run_share, a);
+  else
+    for (int i = 0; i < a->nthreads; i++)
+      run_share(i, a);
 }
 
 LyStatus lyRepackRun(LyRepackKernel kh, const void *src, void *dst) {
@@ -421,23 +699,8 @@ LyStatus lyRepackRun(LyRepackKernel kh, const void *src, void *dst) {
     fn(src, dst, 0, 1);
     return LY_OK;
   }
-  Share *shares = ly_malloc(k->threads * sizeof *shares);
-  pthread_t *ids = ly_malloc(k->threads * sizeof *ids);
-  for (int t = 1; t < k->threads; t++) {
-    if (shares && ids) {
-      shares[t] = (Share){k, src, dst, t, false, fn};
-      shares[t].started = pthread_create(&ids[t], NULL, run_share, &shares[t]) == 0;
-    }
-  }
-  fn(src, dst, 0, k->threads);
-  for (int t = 1; t < k->threads; t++) {
-    if (shares && ids && shares[t].started)
-      pthread_join(ids[t], NULL);
-    else /* no thread to spare: do that share here */
-      fn(src, dst, t, k->threads);
-  }
-  ly_free(shares);
-  ly_free(ids);
+  RunArgs a = {fn, src, dst, k->threads};
+  run_shares(k->owner, &a);
   return LY_OK;
 }
 

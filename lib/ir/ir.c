@@ -55,7 +55,7 @@ void *lyir_alloc(LyirModule *m, size_t n) { return ly_arena_alloc(&m->arena, n);
 LyirFunc *lyir_func_create(LyirModule *m, LyirStr name, LyLoc loc) {
   LyirFunc *f = lyir_alloc(m, sizeof *f);
   if (f)
-    f->name = name, f->loc = loc;
+    f->name = name, f->loc = loc, f->module = m;
   return f;
 }
 
@@ -92,6 +92,7 @@ LyirOp *lyir_op_create(LyirModule *m, LyirOpKind kind, LyLoc loc, int noperands,
   if (!op)
     return NULL;
   op->kind = kind;
+  op->module = m;
   op->loc = op->name_loc = loc;
   op->noperands = noperands, op->nresults = nresults, op->nattrs = nattrs;
   /* Arena allocations of size 0 still return a distinct block: no NULLs. */

@@ -65,6 +65,7 @@ typedef struct {
 
 struct LyirOp {
   LyirOp *prev, *next;
+  struct LyirModule *module; /* its owner (the C API's handles need it) */
   LyirOpKind kind;
   LyLoc loc;      /* start of the op: its first result, else its name */
   LyLoc name_loc; /* the quoted op name */
@@ -78,6 +79,7 @@ struct LyirOp {
 
 typedef struct LyirFunc {
   struct LyirFunc *next;
+  struct LyirModule *module; /* its owner (the C API's handles need it) */
   LyirStr name; /* without '@' */
   LyLoc loc;    /* the '@name' */
   int nargs, nresults;
@@ -87,7 +89,7 @@ typedef struct LyirFunc {
   LyirOp *first, *last;
 } LyirFunc;
 
-typedef struct {
+typedef struct LyirModule {
   LyCtx *ctx;
   LyArena arena;
   LySource src; /* the module's own copy: diagnostics show its lines */

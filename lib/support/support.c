@@ -2,6 +2,7 @@
  * diagnostic engine. */
 #include "support/support.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,18 +14,26 @@ _Noreturn void ly_assert_fail(const char *what, const char *file, int line) {
 
 /* --- Allocator ------------------------------------------------------------ */
 
-static long fail_countdown;
-static long alloc_counter;
+/* The fault-injection hook and the allocation count are the library's only
+ * process-wide state. They are atomic so threads allocating at once (each in
+ * its own context, or in a shared repacker) are well-defined; the hook itself
+ * is for single-threaded tests. Neither is exported from the shared library. */
+static _Atomic long fail_countdown;
+static _Atomic long alloc_counter;
 
 static bool should_fail(void) {
-  alloc_counter++;
-  if (fail_countdown > 0 && --fail_countdown == 0)
-    return true;
+  atomic_fetch_add_explicit(&alloc_counter, 1, memory_order_relaxed);
+  long n = atomic_load_explicit(&fail_countdown, memory_order_relaxed);
+  /* Only the thread that takes the countdown from 1 to 0 fails. */
+  while (n > 0)
+    if (atomic_compare_exchange_weak_explicit(&fail_countdown, &n, n - 1, memory_order_relaxed,
+                                              memory_order_relaxed))
+      return n == 1;
   return false;
 }
 
-void ly_alloc_fail_after(long n) { fail_countdown = n; }
-long ly_alloc_count(void) { return alloc_counter; }
+void ly_alloc_fail_after(long n) { atomic_store(&fail_countdown, n); }
+long ly_alloc_count(void) { return atomic_load(&alloc_counter); }
 
 void *ly_malloc(size_t n) {
   if (should_fail())

@@ -1,0 +1,130 @@
+/* codegen/pool: the repacker's own persistent worker threads, used for
+ * multi-threaded kernel runs when the host has not lent its thread pool
+ * (lyRepackerSetThreadPool). Workers start on demand and live until the
+ * repacker is destroyed; several runs from different threads share them. */
+#include "codegen/codegen.h"
+
+#include <pthread.h>
+
+typedef struct PoolJob {
+  struct PoolJob *next;
+  void (*fn)(int i, void *arg);
+  void *arg;
+  int n, next_index, done;
+} PoolJob;
+
+struct LycPool {
+  pthread_mutex_t mu;
+  pthread_cond_t work, finished;
+  PoolJob *head, *tail; /* jobs with indices not yet taken */
+  pthread_t *workers;
+  int nworkers, cap;
+  bool stop;
+};
+
+LycPool *lyc_pool_create(void) {
+  LycPool *p = ly_malloc(sizeof *p);
+  if (!p)
+    return NULL;
+  *p = (LycPool){0};
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->work, NULL);
+  pthread_cond_init(&p->finished, NULL);
+  return p;
+}
+
+/* Takes the next index of the first queued job (p->mu held); NULL if none. */
+static PoolJob *take(LycPool *p, int *i) {
+  PoolJob *j = p->head;
+  if (!j)
+    return NULL;
+  *i = j->next_index++;
+  if (j->next_index == j->n && !(p->head = j->next))
+    p->tail = NULL;
+  return j;
+}
+
+static void finish(LycPool *p, PoolJob *j) {
+  if (++j->done == j->n)
+    pthread_cond_broadcast(&p->finished);
+}
+
+static void *worker(void *arg) {
+  LycPool *p = arg;
+  pthread_mutex_lock(&p->mu);
+  for (;;) {
+    PoolJob *j;
+    int i;
+    while (!p->stop && !(j = take(p, &i)))
+      pthread_cond_wait(&p->work, &p->mu);
+    if (p->stop)
+      break;
+    pthread_mutex_unlock(&p->mu);
+    j->fn(i, j->arg);
+    pthread_mutex_lock(&p->mu);
+    finish(p, j);
+  }
+  pthread_mutex_unlock(&p->mu);
+  return NULL;
+}
+
+/* Grows the pool towards n workers (p->mu held). Failing to start one is
+ * not an error: the caller runs whatever no worker takes. */
+static void grow(LycPool *p, int n) {
+  if (n > p->cap) {
+    pthread_t *w = ly_realloc(p->workers, (size_t)n * sizeof *w);
+    if (!w)
+      return;
+    p->workers = w;
+    p->cap = n;
+  }
+  while (p->nworkers < n && pthread_create(&p->workers[p->nworkers], NULL, worker, p) == 0)
+    p->nworkers++;
+}
+
+void lyc_pool_run(LycPool *p, int n, void (*fn)(int i, void *arg), void *arg) {
+  PoolJob job = {.fn = fn, .arg = arg, .n = n};
+  pthread_mutex_lock(&p->mu);
+  grow(p, n - 1);
+  if (p->tail)
+    p->tail->next = &job;
+  else
+    p->head = &job;
+  p->tail = &job;
+  pthread_cond_broadcast(&p->work);
+  /* The caller works on its own job too, so it finishes even with no workers. */
+  while (job.next_index < job.n) {
+    int i = job.next_index++;
+    if (job.next_index == job.n) { /* unlink: it may be anywhere in the queue */
+      PoolJob **pp = &p->head, *prev = NULL;
+      while (*pp != &job)
+        prev = *pp, pp = &(*pp)->next;
+      *pp = job.next;
+      if (p->tail == &job)
+        p->tail = prev;
+    }
+    pthread_mutex_unlock(&p->mu);
+    fn(i, arg);
+    pthread_mutex_lock(&p->mu);
+    finish(p, &job);
+  }
+  while (job.done < job.n)
+    pthread_cond_wait(&p->finished, &p->mu);
+  pthread_mutex_unlock(&p->mu);
+}
+
+void lyc_pool_destroy(LycPool *p) {
+  if (!p)
+    return;
+  pthread_mutex_lock(&p->mu);
+  p->stop = true;
+  pthread_cond_broadcast(&p->work);
+  pthread_mutex_unlock(&p->mu);
+  for (int i = 0; i < p->nworkers; i++)
+    pthread_join(p->workers[i], NULL);
+  ly_free(p->workers);
+  pthread_cond_destroy(&p->work);
+  pthread_cond_destroy(&p->finished);
+  pthread_mutex_destroy(&p->mu);
+  ly_free(p);
+}
