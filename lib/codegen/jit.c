@@ -43,7 +43,6 @@ struct Repacker {
   pthread_mutex_t mu;
   LycKernel **buckets;
   size_t nbuckets, count;
-  unsigned next_id;
 };
 
 /* ===== Errors =================================================================== */
@@ -233,36 +232,57 @@ static bool needs_vectorizer(const LycPlan *p) {
   return v;
 }
 
+/* The object code of kernel module m: from the persistent cache, or
+ * optimised and compiled (and then stored). NULL after a diagnostic. */
+static LLVMMemoryBufferRef kernel_object(Repacker *r, LLVMModuleRef m, const LycCacheKey *key, bool vectorize) {
+  LyDiagEngine *d = &r->ctx->diag;
+  LLVMMemoryBufferRef obj = lyc_cache_load(key);
+  char *msg = NULL;
+  if (obj)
+    return obj;
+  if (!optimize_with(d, m, r->tm, vectorize))
+    return NULL;
+  if (LLVMTargetMachineEmitToMemoryBuffer(r->tm, m, LLVMObjectFile, &msg, &obj)) {
+    report_message(d, "LLVM code generation failed", msg);
+    return NULL;
+  }
+  lyc_cache_store(key, obj);
+  return obj;
+}
+
 /* Plan, emit, optimise, make machine code, load it, find the entry: the
- * plain kernel or the non-temporal one. */
+ * plain kernel or the non-temporal one. Functions are named by their cache
+ * key, so a kernel this JIT already holds (the same pair on another thread
+ * count) is found instead of compiled again. */
 static bool compile_variant(Repacker *r, const LycPlan *p, bool nt, KernelFn *out) {
   LyDiagEngine *d = &r->ctx->diag;
-  char name[32];
-  snprintf(name, sizeof name, "ly_repack_%u%s", r->next_id++, nt ? "_nt" : "");
+  const char *fixed = nt ? "ly_repack_nt" : "ly_repack";
+  bool vectorize = needs_vectorizer(p);
   LLVMContextRef c = LLVMContextCreate();
-  LLVMModuleRef m = LLVMModuleCreateWithNameInContext(name, c);
-  lyc_emit_repack(m, p, name, nt);
-  bool ok = lyc_verify(d, m) && optimize_with(d, m, r->tm, needs_vectorizer(p));
-  LLVMMemoryBufferRef obj = NULL;
-  char *msg = NULL;
-  if (ok && LLVMTargetMachineEmitToMemoryBuffer(r->tm, m, LLVMObjectFile, &msg, &obj)) {
-    report_message(d, "LLVM code generation failed", msg);
-    ok = false;
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext(fixed, c);
+  lyc_emit_repack(m, p, fixed, nt);
+  LycCacheKey key = {0};
+  bool ok = lyc_verify(d, m) && lyc_cache_key(&key, m, fixed, vectorize ? "default<O3>" : "default<O3> -vectorize");
+  LLVMOrcExecutorAddress addr = 0;
+  LLVMErrorRef err = NULL;
+  if (ok && (err = LLVMOrcLLJITLookup(r->jit, &addr, key.name))) {
+    LLVMConsumeError(err); /* not loaded yet */
+    LLVMMemoryBufferRef obj = kernel_object(r, m, &key, vectorize);
+    ok = obj != NULL;
+    err = ok ? LLVMOrcLLJITAddObjectFile(r->jit, LLVMOrcLLJITGetMainJITDylib(r->jit), obj) : NULL; /* takes obj */
+    if (!err && ok)
+      err = LLVMOrcLLJITLookup(r->jit, &addr, key.name);
+    if (err) {
+      lyc_report_error(d, "loading the kernel into the JIT failed", err);
+      ok = false;
+    }
   }
+  if (ok)
+    __atomic_store_n(out, (KernelFn)(uintptr_t)addr, __ATOMIC_RELEASE);
+  lyc_cache_key_free(&key);
   LLVMDisposeModule(m);
   LLVMContextDispose(c);
-  if (!ok)
-    return false;
-  LLVMErrorRef err = LLVMOrcLLJITAddObjectFile(r->jit, LLVMOrcLLJITGetMainJITDylib(r->jit), obj); /* takes obj */
-  LLVMOrcExecutorAddress addr = 0;
-  if (!err)
-    err = LLVMOrcLLJITLookup(r->jit, &addr, name);
-  if (err) {
-    lyc_report_error(d, "loading the kernel into the JIT failed", err);
-    return false;
-  }
-  __atomic_store_n(out, (KernelFn)(uintptr_t)addr, __ATOMIC_RELEASE);
-  return true;
+  return ok;
 }
 
 /* The plain kernel of one that so far has only the non-temporal variant,
@@ -311,18 +331,13 @@ static LycKernel *build_kernel(Repacker *r, const LyTypeImpl *s, const LyTypeImp
   int errors = d->errors;
   lyTypeGetSizeBytes(lyd_wrap(t), &k->dst_bytes);
   double t0 = now_seconds();
-  bool ok;
-  if (lyc_jit_converts(s->elem, t->elem)) {
-    LycPlan p;
-    ok = lyc_plan(&p, s, t, &r->tgt);
-    if (ok) {
-      k->memset_dst = p.memset_dst;
-      k->compiled = true;
-      ok = describe_plan(k, &p) && compile_variant(r, &p, p.nt, p.nt ? &k->fn_nt : &k->fn);
-      lyc_plan_free(&p);
-    }
-  } else {
-    ok = describe_plan(k, NULL);
+  LycPlan p;
+  bool ok = lyc_plan(&p, s, t, &r->tgt);
+  if (ok) {
+    k->memset_dst = p.memset_dst;
+    k->compiled = true;
+    ok = describe_plan(k, &p) && compile_variant(r, &p, p.nt, p.nt ? &k->fn_nt : &k->fn);
+    lyc_plan_free(&p);
   }
   if (!ok) {
     if (d->errors == errors)
