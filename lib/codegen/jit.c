@@ -223,6 +223,8 @@ static double now_seconds(void) {
 
 /* Whether LLVM's vectorisers have work: loops the plan left scalar. */
 static bool needs_vectorizer(const LycPlan *p) {
+  if (!p->vlen) /* packed elements: shifts and read-modify-writes of bytes, which the SLP */
+    return false; /* vectoriser takes seconds over once unrolled and cannot speed up */
   bool v = p->kind == LYC_PLAN_ELEMENTWISE;
   for (int i = 0; i < p->nnests; i++)
     v = v || p->nests[i].inner == LYC_INNER_SCALAR ||
