@@ -18,6 +18,10 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "LAYOUTC_FUZZ_SECON
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
+# Compiled repack kernels go to a persistent cache on disk: the tests use
+# one inside the build tree, never the user's ~/.cache.
+config.environment["LAYOUTC_CACHE_DIR"] = os.path.join(config.layoutc_obj_root, "test", "kernel-cache")
+
 # Under the sanitizers every process is much slower: randomised tests run
 # fewer cases (same checks).
 if getattr(config, "sanitized", False):

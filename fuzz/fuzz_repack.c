@@ -106,6 +106,14 @@ static void check_kernel(LyContext ctx, LyType src, LyType dst, int threads, Buf
   lyRepackerDestroy(r);
 }
 
+/* Every input compiles its kernels: a persistent-cache hit would skip the
+ * optimiser and code generator, and fuzzing would fill the user's cache. */
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc, (void)argv;
+  setenv("LAYOUTC_CACHE_DIR", "off", 1);
+  return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   Bytes b = {data, size};
   LyContext ctx = fz_context();

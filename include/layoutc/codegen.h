@@ -97,7 +97,7 @@ LAYOUTC_API char *lyEmitLLVMOffset(LyContext ctx, LyType t, unsigned flags);
  * LY_EMIT_WITH_MAIN, main fills src with byte (k*131+7) mod 256 at byte k,
  * runs the kernel as three thread shares in turn and prints dst's bytes in
  * hex, 16 to a line, as `od -An -tx1 -v -w16` does. NULL after a diagnostic
- * (for example a pair the JIT does not handle: see lyRepackKernelIsCompiled). */
+ * (a pair that cannot be repacked, or memory exhausted). */
 LAYOUTC_API char *lyEmitLLVMRepack(LyContext ctx, LyType src, LyType dst, unsigned flags);
 
 /* --- Repacking ------------------------------------------------------------- */
@@ -144,7 +144,11 @@ LAYOUTC_API void lyRepackerSetThreadPool(LyRepacker r, const LyThreadPool *pool)
  * to f32 is exact, NaN payloads untouched);
  * integers wrap (two's complement; i1 zero-extends, wider ones sign-extend);
  * float to integer rounds to nearest even and saturates (NaN gives 0).
- * Compiles on the first request, then comes from the cache. Null after a
+ * Compiles on the first request, then comes from the cache. Compiled objects
+ * are also kept on disk, so another process finds them instead of compiling:
+ * in $LAYOUTC_CACHE_DIR (empty or "off": not kept), else
+ * $XDG_CACHE_HOME/layoutc/kernels, else ~/.cache/layoutc/kernels (see
+ * docs/codegen.md for the key and the guarantees). Null after a
  * diagnostic (dims differ, a layout without static geometry, a destination
  * that stores two elements in one place). */
 LAYOUTC_API LyRepackKernel lyRepackKernelGet(LyRepacker r, LyType src, LyType dst, int threads);
@@ -161,8 +165,10 @@ LAYOUTC_API void lyRepackKernelRelease(LyRepackKernel k);
  * fails with LY_ERROR_NOMEM and a diagnostic only if that compile fails. */
 LAYOUTC_API LyStatus lyRepackRun(LyRepackKernel k, const void *src, void *dst);
 
-/* 1 when the kernel is JIT-compiled machine code, 0 when it runs through the
- * interpreter (sub-byte elements, f8 conversions, integer/float pairs). */
+/* 1 when the kernel is JIT-compiled machine code. Every pair the type system
+ * allows is compiled (conversions, f8, sub-byte elements, general digits);
+ * the interpreter (lyRepackInterpret) is the reference they are tested
+ * against. */
 LAYOUTC_API int lyRepackKernelIsCompiled(LyRepackKernel k);
 
 /* Wall time spent compiling the kernel (IR, O3, machine code), in seconds. */

@@ -4,7 +4,8 @@
  * conversion. Internal prefix: lyc_. See docs/codegen.md for the design.
  *
  * Sections: elements and conversion (interp.c), plans (plan.c), IR emission
- * (emit.c for addresses, repack.c for kernels), JIT (jit.c). */
+ * (emit.c for addresses, repack.c for kernels, convert.c for element
+ * conversion), JIT (jit.c). */
 #ifndef LAYOUTC_CODEGEN_INTERNAL_H
 #define LAYOUTC_CODEGEN_INTERNAL_H
 
@@ -32,9 +33,6 @@ LyStatus lyc_check_pair(LyDiagEngine *d, const LyTypeImpl *src, const LyTypeImpl
 /* The reference interpreter on a checked pair. */
 void lyc_interpret(const LyTypeImpl *src, const LyTypeImpl *dst, const void *in, void *out);
 
-/* True when compiled kernels implement this element conversion (the rest go
- * through the interpreter). */
-bool lyc_jit_converts(LyElem from, LyElem to);
 
 /* ===== Plans (plan.c) ====================================================== */
 
@@ -87,7 +85,8 @@ typedef enum {
 typedef struct {
   LycPlanKind kind;
   const LyTypeImpl *src, *dst;
-  int sbytes, dbytes;  /* element sizes (byte-sized elements only) */
+  int sbits, dbits;    /* element widths */
+  int sbytes, dbytes;  /* storage bytes per element (1 for sub-byte elements) */
   int vlen;            /* elements per vector for LYC_INNER_ZIP */
   int nnests;
   LycNest *nests;      /* element copies */
@@ -154,11 +153,40 @@ LLVMValueRef lyc_emit_repack(LLVMModuleRef m, const LycPlan *p, const char *name
  * lyEmitLLVMRepack). */
 void lyc_emit_repack_main(LLVMModuleRef m, const LycPlan *p, LLVMValueRef kernel);
 
+/* Converts element bits (storage type iN or <n x iN>, n = 0 for a scalar;
+ * sub-byte elements as the low bits of i8) from one element type to another
+ * with the interpreter's rules; returns the destination's storage bits. */
+LLVMValueRef lyc_emit_convert(LycIR *ir, LyElem from, LyElem to, LLVMValueRef v, int n);
+
 /* Verifies m; an invalid module is an internal error, reported on d. */
 bool lyc_verify(LyDiagEngine *d, LLVMModuleRef m);
 
 /* The module as text, allocated with ly_malloc; NULL if out of memory. */
 char *lyc_module_text(LLVMModuleRef m);
+
+/* ===== Persistent kernel cache (diskcache.c) ================================ */
+
+/* A kernel's cache key: its unoptimised IR under fixed names, the pipeline,
+ * the host CPU and features, the LLVM version. */
+typedef struct {
+  char *text;
+  size_t len;
+  uint64_t hash;
+  char name[64]; /* the entry symbol: fixed name + hash */
+} LycCacheKey;
+
+/* Computes the key of kernel module m, whose defined functions start with
+ * fixed_name, and renames them to start with k->name instead (so kernels of
+ * different keys never share a symbol). false when out of memory. */
+/* Whether a persistent cache directory is configured (and exists). */
+bool lyc_cache_enabled(void);
+bool lyc_cache_key(LycCacheKey *k, LLVMModuleRef m, const char *fixed_name, const char *pipeline);
+void lyc_cache_key_free(LycCacheKey *k);
+/* The stored object for k (the caller owns it), NULL on a miss. */
+LLVMMemoryBufferRef lyc_cache_load(const LycCacheKey *k);
+/* Stores obj under k (atomically; failures are silent: the cache is only a
+ * cache). obj stays the caller's. */
+void lyc_cache_store(const LycCacheKey *k, LLVMMemoryBufferRef obj);
 
 /* ===== JIT (jit.c) ========================================================= */
 

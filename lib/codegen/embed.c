@@ -33,12 +33,6 @@ LyStatus lyEmitRepackFunction(LyContext ctx, LLVMModuleRef m, const char *name, 
   LyStatus st = lyc_check_pair(d, s, t);
   if (st != LY_OK)
     return st;
-  if (!lyc_jit_converts(s->elem, t->elem)) {
-    ly_diag_emit(d, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0},
-                 "no compiled kernel converts %s to %s (lyRepackInterpret does)", lyElemGetName(s->elem),
-                 lyElemGetName(t->elem));
-    return LY_ERROR_INVALID;
-  }
   if (!name_free(ctx, m, name, "") || !name_free(ctx, m, name, "_needs_memset"))
     return LY_ERROR_INVALID;
   LycTarget tgt;

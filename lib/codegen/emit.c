@@ -309,12 +309,6 @@ char *lyEmitLLVMRepack(LyContext ctx, LyType src, LyType dst, unsigned flags) {
   const LyTypeImpl *s = lyd_type(src), *t = lyd_type(dst);
   if (lyc_check_pair(d, s, t) != LY_OK)
     return NULL;
-  if (!lyc_jit_converts(s->elem, t->elem)) {
-    ly_diag_emit(d, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0},
-                 "no compiled kernel converts %s to %s (the interpreter does: use `layoutc repack`)",
-                 lyElemGetName(s->elem), lyElemGetName(t->elem));
-    return NULL;
-  }
   LycTarget tgt;
   LycPlan p;
   lyc_host_target(&tgt);

@@ -144,11 +144,6 @@ static uint64_t val_to_int(const Val *v, LyElem e) {
 
 /* ===== Conversion ============================================================== */
 
-static bool is_float(LyElem e) {
-  FloatFmt f;
-  return float_fmt(e, &f);
-}
-
 uint64_t lyc_convert(LyElem from, LyElem to, uint64_t bits) {
   bits &= low_mask(lyElemGetBits(from));
   if (from == to)
@@ -165,23 +160,6 @@ uint64_t lyc_convert(LyElem from, LyElem to, uint64_t bits) {
   if (from == LY_ELEM_F32 && to == LY_ELEM_BF16 && v.cls == VAL_FINITE && !(bits & 0x7f800000u))
     v.cls = VAL_ZERO;
   return tflt ? encode_float(&tf, &v) : val_to_int(&v, to);
-}
-
-bool lyc_jit_converts(LyElem from, LyElem to) {
-  int fb = lyElemGetBits(from), tb = lyElemGetBits(to);
-  if (fb % 8 || tb % 8)
-    return false; /* sub-byte elements: interpreter */
-  if (from == to)
-    return true;
-  bool fi = !is_float(from), ti = !is_float(to);
-  if (fi && ti)
-    return true;
-  if (fi || ti || from == LY_ELEM_F8E4M3FN || from == LY_ELEM_F8E5M2 || to == LY_ELEM_F8E4M3FN ||
-      to == LY_ELEM_F8E5M2)
-    return false;
-  /* f16/bf16/f32/f64 pairs, except narrowing f64 to 16 bits, which LLVM
-   * lowers to library calls the JIT may not find. */
-  return !(from == LY_ELEM_F64 && tb == 16);
 }
 
 /* ===== Packed element access ================================================== */

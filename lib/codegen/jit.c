@@ -326,6 +326,8 @@ static double now_seconds(void) {
 
 /* Whether LLVM's vectorisers have work: loops the plan left scalar. */
 static bool needs_vectorizer(const LycPlan *p) {
+  if (!p->vlen) /* packed elements: shifts and read-modify-writes of bytes, which the SLP */
+    return false; /* vectoriser takes seconds over once unrolled and cannot speed up */
   bool v = p->kind == LYC_PLAN_ELEMENTWISE;
   for (int i = 0; i < p->nnests; i++)
     v = v || p->nests[i].inner == LYC_INNER_SCALAR ||
@@ -335,44 +337,59 @@ static bool needs_vectorizer(const LycPlan *p) {
   return v;
 }
 
-/* A kernel as an object file: plan emitted as `name`, optimised, compiled
- * with a target machine of this call's own. NULL after a diagnostic. */
-static LLVMMemoryBufferRef compile_object(LyDiagEngine *d, const LycPlan *p, const char *name, bool nt) {
-  LLVMTargetMachineRef tm = lyc_host_machine(d);
-  if (!tm)
-    return NULL;
+/* A kernel's object file: the plan emitted as `name`, optimised and compiled
+ * with a target machine of this call's own. With a cache key (the module is
+ * then renamed to key->name), the persistent cache is asked first and given
+ * what was compiled. NULL after a diagnostic. */
+static LLVMMemoryBufferRef compile_object(LyDiagEngine *d, const LycPlan *p, const char *name, bool nt,
+                                          LycCacheKey *key) {
   LLVMContextRef c = LLVMContextCreate();
   LLVMModuleRef m = LLVMModuleCreateWithNameInContext(name, c);
   lyc_emit_repack(m, p, name, nt);
-  bool ok = lyc_verify(d, m) && optimize_with(d, m, tm, needs_vectorizer(p));
+  bool vectorize = needs_vectorizer(p);
+  bool ok = lyc_verify(d, m);
   LLVMMemoryBufferRef obj = NULL;
+  if (ok && key && lyc_cache_key(key, m, name, vectorize ? "default<O3>" : "default<O3> -vectorize"))
+    obj = lyc_cache_load(key);
+  LLVMTargetMachineRef tm = obj || !ok ? NULL : lyc_host_machine(d);
+  ok = ok && (obj || (tm && optimize_with(d, m, tm, vectorize)));
   char *msg = NULL;
-  if (ok && LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &msg, &obj)) {
-    report_message(d, "LLVM code generation failed", msg);
-    obj = NULL;
+  if (ok && !obj) {
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &msg, &obj)) {
+      report_message(d, "LLVM code generation failed", msg);
+      obj = NULL;
+    } else if (key && key->text) {
+      lyc_cache_store(key, obj);
+    }
   }
   LLVMDisposeModule(m);
   LLVMContextDispose(c);
-  LLVMDisposeTargetMachine(tm);
+  if (tm)
+    LLVMDisposeTargetMachine(tm);
   return obj;
 }
 
-/* Plan, emit, optimise, make machine code, load it (tracked by the kernel's
- * resource tracker) and find the entry: the plain kernel or the
- * non-temporal one. Runs without the repacker's lock. */
-static bool compile_variant(Repacker *r, LyDiagEngine *d, LycKernel *k, const LycPlan *p, bool nt, KernelFn *out) {
-  char name[64];
-  unsigned id = __atomic_fetch_add(&r->next_id, 1, __ATOMIC_RELAXED);
-  /* The repacker's address keeps names apart when several share a JIT. */
-  snprintf(name, sizeof name, "ly_repack_%" PRIxPTR "_%u%s", (uintptr_t)r, id, nt ? "_nt" : "");
-  LLVMMemoryBufferRef obj = compile_object(d, p, name, nt);
-  if (!obj)
-    return false;
-  LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(r->jit);
-  if (!k->rt)
-    k->rt = LLVMOrcJITDylibCreateResourceTracker(jd);
-  LLVMErrorRef err = LLVMOrcLLJITAddObjectFileWithRT(r->jit, k->rt, obj); /* takes obj */
+/* Loads obj under the kernel's resource tracker and finds `name`. *dup is
+ * set when the JIT already holds that name (another kernel loaded the same
+ * cached object); nothing is loaded then and nothing is reported. The check
+ * and the load happen under the lock, so two threads loading one cached
+ * object cannot both define it; linking (the last lookup) runs without it. */
+static bool load_object(Repacker *r, LyDiagEngine *d, LycKernel *k, LLVMMemoryBufferRef obj, const char *name,
+                        KernelFn *out, bool *dup) {
   LLVMOrcExecutorAddress addr = 0;
+  pthread_mutex_lock(&r->mu);
+  LLVMErrorRef err = LLVMOrcLLJITLookup(r->jit, &addr, name);
+  *dup = err == NULL;
+  if (*dup) {
+    pthread_mutex_unlock(&r->mu);
+    LLVMDisposeMemoryBuffer(obj);
+    return false;
+  }
+  LLVMConsumeError(err); /* not loaded: the expected case */
+  if (!k->rt) /* shared by the kernel's variants */
+    k->rt = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(r->jit));
+  err = LLVMOrcLLJITAddObjectFileWithRT(r->jit, k->rt, obj); /* takes obj */
+  pthread_mutex_unlock(&r->mu);
   if (!err)
     err = LLVMOrcLLJITLookup(r->jit, &addr, name);
   if (err) {
@@ -381,6 +398,35 @@ static bool compile_variant(Repacker *r, LyDiagEngine *d, LycKernel *k, const Ly
   }
   __atomic_store_n(out, (KernelFn)(uintptr_t)addr, __ATOMIC_RELEASE);
   return true;
+}
+
+/* Plan, emit, optimise, make machine code (or find it in the persistent
+ * cache), load it under the kernel's resource tracker and find the entry:
+ * the plain kernel or the non-temporal one. Runs without the repacker's
+ * lock. Cached objects are named by their key, so each loads once per JIT:
+ * a repacker on the caller's JIT (names must stay apart from other
+ * repackers'), or a second kernel with the same code while the first is
+ * loaded (its code must not be freed with the other's), compiles under a
+ * name of its own instead. */
+static bool compile_variant(Repacker *r, LyDiagEngine *d, LycKernel *k, const LycPlan *p, bool nt, KernelFn *out) {
+  const char *fixed = nt ? "ly_repack_nt" : "ly_repack";
+  if (r->own_jit && lyc_cache_enabled()) {
+    LycCacheKey key = {0};
+    LLVMMemoryBufferRef obj = compile_object(d, p, fixed, nt, &key);
+    bool dup = false, ok = obj && key.text && load_object(r, d, k, obj, key.name, out, &dup);
+    if (obj && !key.text)
+      LLVMDisposeMemoryBuffer(obj);
+    lyc_cache_key_free(&key);
+    if (ok || (!dup && d->errors))
+      return ok;
+  }
+  char name[64];
+  unsigned id = __atomic_fetch_add(&r->next_id, 1, __ATOMIC_RELAXED);
+  /* The repacker's address keeps names apart when several share a JIT. */
+  snprintf(name, sizeof name, "%s_%" PRIxPTR "_%u", fixed, (uintptr_t)r, id);
+  LLVMMemoryBufferRef obj = compile_object(d, p, name, nt, NULL);
+  bool dup;
+  return obj && load_object(r, d, k, obj, name, out, &dup);
 }
 
 /* The plain kernel of one that so far has only the non-temporal variant,
@@ -397,10 +443,6 @@ static KernelFn plain_kernel(LycKernel *k) {
     oom(&d);
     return NULL;
   }
-  pthread_mutex_lock(&r->mu); /* the resource tracker is shared with other variants */
-  if (!k->rt)
-    k->rt = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(r->jit));
-  pthread_mutex_unlock(&r->mu);
   if (compile_variant(r, &d, k, &p, false, &mine) &&
       !__atomic_compare_exchange_n(&k->fn, &fn, mine, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
     mine = fn; /* another thread's came first */
@@ -423,25 +465,20 @@ static bool describe_plan(LycKernel *k, const LycPlan *p) {
   return k->plan != NULL;
 }
 
-/* Fills in a placeholder kernel: plans and compiles it, or prepares it for
- * the interpreter. Runs without the lock. false after a diagnostic. */
+/* Fills in a placeholder kernel: plans and compiles it. Runs without the
+ * lock. false after a diagnostic. */
 static bool build_kernel(Repacker *r, LyDiagEngine *d, LycKernel *k) {
   if (lyc_check_pair(d, k->src, k->dst) != LY_OK)
     return false;
   lyTypeGetSizeBytes(lyd_wrap(k->dst), &k->dst_bytes);
   double t0 = now_seconds();
-  bool ok;
-  if (lyc_jit_converts(k->src->elem, k->dst->elem)) {
-    LycPlan p;
-    ok = lyc_plan(&p, k->src, k->dst, &r->tgt);
-    if (ok) {
-      k->memset_dst = p.memset_dst;
-      k->compiled = true;
-      ok = describe_plan(k, &p) && compile_variant(r, d, k, &p, p.nt, p.nt ? &k->fn_nt : &k->fn);
-      lyc_plan_free(&p);
-    }
-  } else {
-    ok = describe_plan(k, NULL);
+  LycPlan p;
+  bool ok = lyc_plan(&p, k->src, k->dst, &r->tgt);
+  if (ok) {
+    k->memset_dst = p.memset_dst;
+    k->compiled = true;
+    ok = describe_plan(k, &p) && compile_variant(r, d, k, &p, p.nt, p.nt ? &k->fn_nt : &k->fn);
+    lyc_plan_free(&p);
   }
   if (!ok && d->errors == 0)
     oom(d);

@@ -307,6 +307,8 @@ static void shape_nest(LycNest *x, int V, int sbytes, int dbytes) {
   if (x->nloops == 0)
     return;
   LycLoop *last = &x->loops[x->nloops - 1];
+  if (V == 0) /* sub-byte elements are not addressable: scalar loops */
+    return;
   if (last->ss == 1 && last->ds == 1)
     x->inner = LYC_INNER_CONTIG;
   else if (V >= 2 && try_zip(x, V)) {
@@ -504,7 +506,9 @@ static bool plan_nests(LycPlan *p, int V) {
   if (ok && !product_nests(db, t->rank, &p->nests, &p->nnests, V, p->sbytes, p->dbytes, s->base, t->base))
     ok = false;
   int64_t pad[LY_MAX_RANK];
-  if (ok && padded_dense(t, pad)) {
+  if (ok && p->dbits < 8) {
+    p->memset_dst = true; /* packed elements are or-ed into zeroed bytes */
+  } else if (ok && padded_dense(t, pad)) {
     ok = zero_nests(p, pad, V);
     if (ok)
       fold_padding(p);
@@ -530,13 +534,16 @@ static void plan_reset(LycPlan *p) {
 bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const LycTarget *tgt) {
   memset(p, 0, sizeof *p);
   p->src = src, p->dst = dst;
-  p->sbytes = lyElemGetBits(src->elem) / 8;
-  p->dbytes = lyElemGetBits(dst->elem) / 8;
-  LY_ASSERT(p->sbytes > 0 && p->dbytes > 0);
+  p->sbits = lyElemGetBits(src->elem);
+  p->dbits = lyElemGetBits(dst->elem);
+  p->sbytes = p->sbits < 8 ? 1 : p->sbits / 8;
+  p->dbytes = p->dbits < 8 ? 1 : p->dbits / 8;
   int widest = p->sbytes > p->dbytes ? p->sbytes : p->dbytes;
   p->vlen = tgt->vector_bytes / widest;
   if (p->vlen > 32)
     p->vlen = 32; /* bytes: 32-wide tiles already fill a register */
+  if (p->sbits < 8 || p->dbits < 8)
+    p->vlen = 0; /* packed elements: scalar loops (see shape_nest) */
   int64_t numel = 1;
   for (int d = 0; d < dst->rank; d++)
     numel *= dst->dims[d];
@@ -559,7 +566,7 @@ bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const Ly
     plan_reset(p); /* too many boxes or levels: fall back */
   }
   p->kind = LYC_PLAN_ELEMENTWISE;
-  p->memset_dst = numel < dst->alloc;
+  p->memset_dst = numel < dst->alloc || p->dbits < 8;
   return true;
 }
 
@@ -590,8 +597,10 @@ void lyc_plan_print(const LycPlan *p, LyBuf *out) {
     ly_buf_puts(out, "elementwise\n");
   if (p->memset_dst)
     ly_buf_puts(out, "memset dst\n");
-  if (p->kind == LYC_PLAN_NESTS && p->nnests)
+  if (p->kind == LYC_PLAN_NESTS && p->nnests && p->vlen)
     ly_buf_printf(out, "vector %d%s\n", p->vlen, p->nt ? ", non-temporal stores when dst is 64-byte aligned" : "");
+  if (!p->vlen)
+    ly_buf_puts(out, "packed elements: scalar loops, one thread writes\n");
   for (int i = 0; i < p->nnests; i++)
     print_nest(&p->nests[i], "copy", i, out);
   for (int i = 0; i < p->nzero; i++)

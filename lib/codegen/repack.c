@@ -24,83 +24,11 @@ typedef struct {
 
 static LLVMTypeRef vec(LLVMTypeRef t, int n) { return n ? LLVMVectorType(t, (unsigned)n) : t; }
 
-static LLVMValueRef splat32(Gen *g, uint32_t v, int n) {
-  LLVMValueRef k = LLVMConstInt(g->ir.i32, v, 0);
-  if (!n)
-    return k;
-  LLVMValueRef ks[64];
-  for (int i = 0; i < n; i++)
-    ks[i] = k;
-  return LLVMConstVector(ks, (unsigned)n);
-}
-
 /* ===== Element conversion ====================================================== */
 
-/* f32 bits to bf16 bits as oneDNN does it: round to nearest even, NaN kept
- * quiet, subnormal inputs flushed to a signed zero. Integer arithmetic so it
- * does not depend on how the target lowers fptrunc to bfloat. */
-static LLVMValueRef f32_to_bf16(Gen *g, LLVMValueRef f, int n) {
-  LLVMBuilderRef b = g->ir.b;
-  LLVMValueRef bits = LLVMBuildBitCast(b, f, vec(g->ir.i32, n), "bits");
-  LLVMValueRef hi = LLVMBuildLShr(b, bits, splat32(g, 16, n), "hi");
-  LLVMValueRef lsb = LLVMBuildAnd(b, hi, splat32(g, 1, n), "lsb");
-  LLVMValueRef bias = LLVMBuildAdd(b, lsb, splat32(g, 0x7fff, n), "bias");
-  LLVMValueRef rne = LLVMBuildLShr(b, LLVMBuildAdd(b, bits, bias, ""), splat32(g, 16, n), "rne");
-  LLVMValueRef mag = LLVMBuildAnd(b, bits, splat32(g, 0x7fffffff, n), "mag");
-  LLVMValueRef isnan = LLVMBuildICmp(b, LLVMIntUGT, mag, splat32(g, 0x7f800000, n), "isnan");
-  LLVMValueRef expo = LLVMBuildAnd(b, bits, splat32(g, 0x7f800000, n), "exp");
-  LLVMValueRef tiny = LLVMBuildICmp(b, LLVMIntEQ, expo, splat32(g, 0, n), "tiny");
-  LLVMValueRef qnan = LLVMBuildOr(b, hi, splat32(g, 0x40, n), "qnan");
-  LLVMValueRef zero = LLVMBuildAnd(b, hi, splat32(g, 0x8000, n), "szero");
-  LLVMValueRef r = LLVMBuildSelect(b, tiny, zero, rne, "");
-  r = LLVMBuildSelect(b, isnan, qnan, r, "");
-  return LLVMBuildTrunc(b, r, vec(g->ir.i16, n), "bf16");
-}
-
-/* Source bits to an LLVM float value (float or double) or half. */
-static LLVMValueRef float_in(Gen *g, LyElem e, LLVMValueRef v, int n) {
-  LLVMBuilderRef b = g->ir.b;
-  switch (e) {
-  case LY_ELEM_F16: return LLVMBuildBitCast(b, v, vec(g->ir.f16, n), "h");
-  case LY_ELEM_BF16: { /* exact: bf16 is the top half of an f32 */
-    LLVMValueRef w = LLVMBuildZExt(b, v, vec(g->ir.i32, n), "");
-    return LLVMBuildBitCast(b, LLVMBuildShl(b, w, splat32(g, 16, n), ""), vec(g->ir.f32, n), "f");
-  }
-  case LY_ELEM_F32: return LLVMBuildBitCast(b, v, vec(g->ir.f32, n), "f");
-  case LY_ELEM_F64: return LLVMBuildBitCast(b, v, vec(g->ir.f64, n), "d");
-  default: LY_ASSERT(!"not a float");
-  }
-}
-
-static LLVMValueRef to_fp(Gen *g, LLVMValueRef v, LLVMTypeRef t, int n) {
-  LLVMTypeRef from = LLVMTypeOf(v), want = vec(t, n);
-  if (from == want)
-    return v;
-  LLVMTypeRef fs = n ? LLVMGetElementType(from) : from;
-  unsigned fw = fs == g->ir.f16 ? 16 : fs == g->ir.f32 ? 32 : 64, tw = t == g->ir.f16 ? 16 : t == g->ir.f32 ? 32 : 64;
-  if (fw == 16 && tw == 64) /* half to double through float: exact */
-    v = LLVMBuildFPExt(g->ir.b, v, vec(g->ir.f32, n), "");
-  return tw > fw ? LLVMBuildFPExt(g->ir.b, v, want, "") : LLVMBuildFPTrunc(g->ir.b, v, want, "");
-}
-
-/* Converts src-element bits (iN or <n x iN>) to dst-element bits. */
+/* Source-element bits (iN or <n x iN>) to destination-element bits. */
 static LLVMValueRef convert(Gen *g, LLVMValueRef v, int n) {
-  LyElem f = g->p->src->elem, t = g->p->dst->elem;
-  LLVMBuilderRef b = g->ir.b;
-  if (f == t)
-    return v;
-  bool fi = f <= LY_ELEM_I64, ti = t <= LY_ELEM_I64;
-  LY_ASSERT(fi == ti && lyc_jit_converts(f, t));
-  if (fi)
-    return g->p->dbytes > g->p->sbytes ? LLVMBuildSExt(b, v, vec(g->dt, n), "") : LLVMBuildTrunc(b, v, vec(g->dt, n), "");
-  LLVMValueRef x = float_in(g, f, v, n);
-  switch (t) {
-  case LY_ELEM_BF16: return f32_to_bf16(g, to_fp(g, x, g->ir.f32, n), n);
-  case LY_ELEM_F16: return LLVMBuildBitCast(b, to_fp(g, x, g->ir.f16, n), vec(g->ir.i16, n), "");
-  case LY_ELEM_F32: return LLVMBuildBitCast(b, to_fp(g, x, g->ir.f32, n), vec(g->ir.i32, n), "");
-  case LY_ELEM_F64: return LLVMBuildBitCast(b, to_fp(g, x, g->ir.f64, n), vec(g->ir.i64, n), "");
-  default: LY_ASSERT(!"not a float");
-  }
+  return lyc_emit_convert(&g->ir, g->p->src->elem, g->p->dst->elem, v, n);
 }
 
 /* ===== Memory access ============================================================ */
@@ -142,10 +70,37 @@ static LLVMValueRef step(Gen *g, LLVMValueRef off, LLVMValueRef iv, int64_t stri
   return stride ? add(g, off, lyc_mul_const(&g->ir, iv, stride, "")) : off;
 }
 
-static void copy_one(Gen *g, LLVMValueRef so, LLVMValueRef dof) {
-  LLVMValueRef v = load(g, g->st, at(g, g->src, so, g->p->sbytes));
-  store(g, convert(g, v, 0), at(g, g->dst, dof, g->p->dbytes));
+/* Sub-byte elements: the byte holding element `off` of a packed buffer and
+ * the element's bit position in it (low bits first). */
+static LLVMValueRef packed_at(Gen *g, LLVMValueRef base, LLVMValueRef off, int bits, LLVMValueRef *shift) {
+  LLVMValueRef bit = lyc_mul_const(&g->ir, off, bits, "bit");
+  *shift = LLVMBuildTrunc(g->ir.b, LLVMBuildAnd(g->ir.b, bit, lyc_i64(&g->ir, 7), ""), g->ir.i8, "sh");
+  LLVMValueRef byte = LLVMBuildLShr(g->ir.b, bit, lyc_i64(&g->ir, 3), "byte");
+  return LLVMBuildGEP2(g->ir.b, g->ir.i8, base, &byte, 1, "");
 }
+
+static LLVMValueRef load_elem(Gen *g, LLVMValueRef so) {
+  int bits = g->p->sbits;
+  if (bits >= 8)
+    return load(g, g->st, at(g, g->src, so, g->p->sbytes));
+  LLVMValueRef sh, v = load(g, g->ir.i8, packed_at(g, g->src, so, bits, &sh));
+  return LLVMBuildAnd(g->ir.b, LLVMBuildLShr(g->ir.b, v, sh, ""), LLVMConstInt(g->ir.i8, (1u << bits) - 1, 0), "");
+}
+
+/* A sub-byte destination was zeroed first (plan: memset_dst) and is
+ * written by one thread, so each element is or-ed into its byte. */
+static void store_elem(Gen *g, LLVMValueRef v, LLVMValueRef dof) {
+  int bits = g->p->dbits;
+  if (bits >= 8) {
+    store(g, v, at(g, g->dst, dof, g->p->dbytes));
+    return;
+  }
+  LLVMValueRef sh, ptr = packed_at(g, g->dst, dof, bits, &sh);
+  LLVMValueRef old = load(g, g->ir.i8, ptr);
+  store(g, LLVMBuildOr(g->ir.b, old, LLVMBuildShl(g->ir.b, v, sh, ""), ""), ptr);
+}
+
+static void copy_one(Gen *g, LLVMValueRef so, LLVMValueRef dof) { store_elem(g, convert(g, load_elem(g, so), 0), dof); }
 
 /* ===== Loops and thread split ==================================================== */
 
@@ -521,7 +476,7 @@ static void emit_loops(Gen *g, const LycNest *x, bool zero, int lv, LLVMValueRef
 
 static void emit_nest(Gen *g, const LycNest *x, bool zero) {
   LLVMValueRef so = lyc_i64(&g->ir, x->src_base), dof = lyc_i64(&g->ir, x->dst_base);
-  if (x->nloops == 0) {
+  if (x->nloops == 0 || g->p->dbits < 8) { /* packed destination bytes: one writer */
     LLVMBasicBlockRef done = only_thread0(g);
     emit_loops(g, x, zero, 0, so, dof, false);
     LLVMBuildBr(g->ir.b, done);
@@ -537,9 +492,10 @@ static void emit_elementwise(Gen *g) {
   const LyTypeImpl *s = g->p->src, *t = g->p->dst;
   LycLoopIR loops[LY_MAX_RANK];
   LLVMValueRef idx[LY_MAX_RANK];
-  LLVMBasicBlockRef done = t->rank == 0 ? only_thread0(g) : NULL;
+  bool split = t->rank > 0 && g->p->dbits >= 8; /* packed destination bytes: one writer */
+  LLVMBasicBlockRef done = split ? NULL : only_thread0(g);
   for (int d = 0; d < t->rank; d++)
-    idx[d] = open_loop(g, &loops[d], t->dims[d], d == 0, "i");
+    idx[d] = open_loop(g, &loops[d], t->dims[d], d == 0 && split, "i");
   copy_one(g, lyc_emit_offset(&g->ir, s, idx), lyc_emit_offset(&g->ir, t, idx));
   for (int d = t->rank - 1; d >= 0; d--)
     lyc_loop_end(&g->ir, &loops[d]);
@@ -612,7 +568,7 @@ static LLVMValueRef call(LycIR *ir, LLVMValueRef f, LLVMValueRef *args, int n) {
 void lyc_emit_repack_main(LLVMModuleRef m, const LycPlan *p, LLVMValueRef kernel) {
   LycIR ir;
   lyc_ir_init(&ir, m);
-  int64_t sbytes = p->src->alloc * p->sbytes, dbytes = p->dst->alloc * p->dbytes;
+  int64_t sbytes = (p->src->alloc * p->sbits + 7) / 8, dbytes = (p->dst->alloc * p->dbits + 7) / 8;
   LLVMValueRef malloc_fn = declare(&ir, "malloc", ir.ptr, (LLVMTypeRef[]){ir.i64}, 1, false);
   LLVMValueRef printf_fn = declare(&ir, "printf", ir.i32, (LLVMTypeRef[]){ir.ptr}, 1, true);
   lyc_ir_function(&ir, "main", ir.i32, NULL, 0);

@@ -46,7 +46,8 @@ TAGS = {
 # Element type pairs oneDNN converts the way SPEC 3.4 defines (integer narrowing saturates in
 # oneDNN but wraps in layoutc, so it is not compared here).
 DTYPES = [("f32", "f32"), ("f32", "bf16"), ("bf16", "f32"), ("bf16", "bf16"), ("f32", "f16"),
-          ("f16", "f32"), ("s8", "s8"), ("s8", "s32"), ("s32", "s32"), ("f32", "s8")]
+          ("f16", "f32"), ("s8", "s8"), ("s8", "s32"), ("s32", "s32"), ("f32", "s8"),
+          ("s8", "f32"), ("s8", "bf16"), ("s32", "f32")]
 
 # Fixed cases from the issue: padded destinations and f32 -> bf16.
 FIXED = [
