@@ -138,17 +138,23 @@ static int cmp_abs_stride(const void *a, const void *b) {
 #define INJECTIVE_ENUM_LIMIT (1 << 24)
 #define INJECTIVE_WORK_LIMIT (1 << 26)
 
-/* A witness of overlap between two plain digits (one stride per dim, no
- * split): when |s_j| = k |s_i| with 1 <= k < n_i, index k along i and 1
+/* A witness of overlap between two plain digits, each the only digit of its
+ * dim (one stride per dim, no split): when |s_j| = k |s_i| with 1 <= k < n_i, index k along i and 1
  * along j reach the same offset (strided<[1,1]>, strided<[2,4]> on 3x2). */
 static bool plain_collision(const LyTypeImpl *x) {
+  int per_dim[LY_MAX_RANK] = {0};
+  for (int k = 0; k < x->ndigits; k++)
+    if (x->digits[k].dim >= 0)
+      per_dim[x->digits[k].dim]++;
+    else
+      return false; /* a general digit may move with either index */
   for (int i = 0; i < x->ndigits; i++) {
     const LyDigit *a = &x->digits[i];
-    if (a->dim < 0 || a->div != 1 || a->wrap || a->stride == 0 || x->dims[a->dim] < 2)
+    if (per_dim[a->dim] != 1 || a->div != 1 || a->wrap || a->stride == 0 || x->dims[a->dim] < 2)
       continue;
     for (int j = 0; j < x->ndigits; j++) {
       const LyDigit *b = &x->digits[j];
-      if (j == i || b->dim < 0 || b->dim == a->dim || b->div != 1 || b->wrap || x->dims[b->dim] < 2)
+      if (j == i || b->dim == a->dim || per_dim[b->dim] != 1 || b->div != 1 || b->wrap || x->dims[b->dim] < 2)
         continue;
       int64_t sa = llabs(a->stride), sb = llabs(b->stride);
       if (sb % sa == 0 && sb / sa < x->dims[a->dim])
