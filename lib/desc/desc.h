@@ -66,6 +66,10 @@ typedef struct LyTypeImpl {
 typedef struct LyCtx {
   LyArena arena;
   LyDiagEngine diag;
+  /* Set by a view query (view.c) that failed because the layout has no
+   * such view, rather than because the request was bad: embedders ask
+   * "is this a view?" without treating no as an error (lyTypeTry*). */
+  bool view_refused;
   LyTypeImpl **buckets;
   size_t nbuckets, count;
 } LyCtx;

@@ -17,6 +17,7 @@ typedef struct {
 
 static void view_init(View *v, LyContext ctx, LyType t) {
   v->ctx = lyd_ctx(ctx);
+  v->ctx->view_refused = false;
   v->src = lyd_type(t);
   ly_arena_init(&v->scratch);
   ly_buf_init(&v->why);
@@ -31,6 +32,16 @@ static void verror(View *v, const char *fmt, ...) __attribute__((format(printf, 
 static void verror(View *v, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
+  ly_diag_vemit(&v->ctx->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, fmt, ap);
+  va_end(ap);
+}
+
+/* The layout has no such view (not a bad request): an error, marked so. */
+static void vrefuse(View *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void vrefuse(View *v, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  v->ctx->view_refused = true;
   ly_diag_vemit(&v->ctx->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, fmt, ap);
   va_end(ap);
 }
@@ -301,7 +312,7 @@ static bool slice_general(View *v, const LyDigit *x, const int64_t *offsets, con
     C += x->coef[d] * offsets[d]; /* bounded by the checked sizes */
     for (int j = 0; j < x->nsub; j++)
       if (offsets[d] && lyd_digit_uses_dim(&x->sub[j], s->rank, d)) {
-        verror(v, "slice is not a view: the layout has a nested tile over sliced dim %d", d);
+        vrefuse(v, "slice is not a view: the layout has a nested tile over sliced dim %d", d);
         return false;
       }
   }
@@ -309,7 +320,7 @@ static bool slice_general(View *v, const LyDigit *x, const int64_t *offsets, con
   if (maxe < 0)
     return true; /* an empty slice: no element uses the digit */
   if (!slice_digit(v, x, C, maxe, g, n, base)) {
-    verror(v, "slice is not a view at a digit over combined dims: %s", ly_buf_cstr(&v->why));
+    vrefuse(v, "slice is not a view at a digit over combined dims: %s", ly_buf_cstr(&v->why));
     return false;
   }
   return true;
@@ -433,7 +444,7 @@ LyType lyTypeSlice(LyContext ctx, LyType t, const int64_t *offsets, const int64_
   }
   for (int d = 0; d < s->rank; d++)
     if (!slice_dim(&v, d, offsets[d], sizes, in_general[d], g, &n, &base)) {
-      verror(&v, "slice is not a view at dim %d: %s", d, ly_buf_cstr(&v.why));
+      vrefuse(&v, "slice is not a view at dim %d: %s", d, ly_buf_cstr(&v.why));
       goto done;
     }
   r = make_view(&v, s->rank, sizes, g, n, base, -1);
@@ -777,7 +788,7 @@ static LyType reshape(LyContext ctx, LyType t, int rank, const int64_t *dims, bo
     LyBuf to;
     ly_buf_init(&to);
     print_dims(&to, rank, dims);
-    verror(&v, "reshape into %s requires a copy: %s (source dims %s)", ly_buf_cstr(&to), ly_buf_cstr(&v.why),
+    vrefuse(&v, "reshape into %s requires a copy: %s (source dims %s)", ly_buf_cstr(&to), ly_buf_cstr(&v.why),
            ly_buf_cstr(&d));
     LyType fix = reshape_relayout(ctx, t, rank, dims, strided);
     if (!lyTypeIsNull(fix)) {
@@ -787,6 +798,7 @@ static LyType reshape(LyContext ctx, LyType t, int rank, const int64_t *dims, bo
       vnote(&v, "relayout to %s first makes it a view", p.len ? ly_buf_cstr(&p) : "the row-major layout");
       ly_buf_free(&p);
     }
+    v.ctx->view_refused = true; /* the relayout search runs views of its own */
     ly_buf_free(&d);
     ly_buf_free(&to);
   }

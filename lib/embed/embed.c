@@ -55,18 +55,12 @@ static void hold_begin(LyCtx *c, Held *h) {
   c->diag.user = h;
 }
 
-/* The messages lib/desc/view.c uses when the layout, not the request, is
- * in the way ("reshape into ... requires a copy", "slice is not a view"). */
-static bool says_not_a_view(const char *msg) {
-  return strstr(msg, "requires a copy") || strstr(msg, "is not a view");
-}
-
 static LyStatus hold_end(LyCtx *c, Held *h, LyType r, LyType *out) {
   c->diag = h->saved; /* a held-back "not a view" counts as no error */
   *out = r;
   if (!lyTypeIsNull(r))
     return LY_OK;
-  if (h->n && h->sev[0] == LY_SEVERITY_ERROR && says_not_a_view(h->msg[0]))
+  if (c->view_refused)
     return LY_ERROR_NOT_A_VIEW;
   for (int i = 0; i < h->n; i++)
     ly_diag_emit(&c->diag, h->sev[i], NULL, (LyLoc){0, 0}, "%s", h->msg[i]);
