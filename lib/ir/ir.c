@@ -46,6 +46,7 @@ LyirModule *lyir_module_create(LyCtx *ctx, const char *name, const char *text, s
 void lyir_module_destroy(LyirModule *m) {
   if (!m)
     return;
+  lyir_layout_memo_free(m);
   ly_arena_free(&m->arena);
   ly_free(m);
 }

@@ -94,6 +94,7 @@ typedef struct LyirModule {
   LyArena arena;
   LySource src; /* the module's own copy: diagnostics show its lines */
   LyirFunc *first, *last;
+  struct LyirLayoutMemo *layouts; /* lyir_layout_apply's answers (layout_attr.c) */
 } LyirModule;
 
 /* --- Op kinds ---------------------------------------------------------------- */
@@ -169,6 +170,8 @@ void lyir_note(LyirModule *m, LyLoc loc, const char *fmt, ...) __attribute__((fo
  * "any"), or NULL with the reason appended to *why (may be NULL). Reports
  * nothing. (layout_attr.c) */
 const LyTypeImpl *lyir_layout_apply(LyirModule *m, const LyTypeImpl *t, LyirStr s, LyBuf *why);
+/* Frees the module's cache of lyir_layout_apply (lyir_module_destroy). */
+void lyir_layout_memo_free(LyirModule *m);
 
 /* The canonical spelling of a type in a buffer the caller frees with
  * ly_buf_free (for messages). */

@@ -1078,7 +1078,13 @@ static void remark(Assign *A, const LypqResult *r, int64_t model) {
    * choice made vanish lets its uses share its operand's copies, which the
    * model counts apart (docs/passes.md). */
   LY_ASSERT(total <= model || !exact);
-  if (exact && !r->optimal)
+  if (exact && !r->optimal && !r->branches)
+    lyir_note(A->m, A->f->loc,
+              "assign-layouts: '@%.*s' is not proven optimal: its irreducible part (%d nodes) is too large to "
+              "branch on within the search budget, so the RN heuristic chose it (cost %" PRId64 ", lower bound %" PRId64
+              ")",
+              A->f->name.len, A->f->name.s, r->core, total, r->lower_bound);
+  else if (exact && !r->optimal)
     lyir_note(A->m, A->f->loc,
               "assign-layouts: '@%.*s' is not proven optimal: branch and bound stopped at its budget after %ld "
               "branches and the RN heuristic chose the rest (cost %" PRId64 ", lower bound %" PRId64 ")",

@@ -12,6 +12,7 @@ typedef struct {
   int *adj;   /* alive incident edges */
   int nadj, cadj;
   bool alive;
+  bool own_adj; /* adj is its own block (else part of the graph's bulk) */
 } Node;
 
 typedef struct {
@@ -21,7 +22,7 @@ typedef struct {
 } Edge;
 
 struct LypqGraph {
-  LyArena arena;
+  struct Block *blocks; /* cost vectors and matrices */
   Node *nodes;
   int nnodes, cnodes;
   Edge *edges;
@@ -33,6 +34,7 @@ struct LypqGraph {
   int nwork;
   unsigned char *queued;
   int scan;         /* the RN heuristic's next candidate node */
+  void *bulk;       /* a clone's vectors, matrices and adjacency, in one block */
   bool oom;
 };
 
@@ -70,11 +72,39 @@ static void *grow(void *p, int *cap, int need, size_t elem) {
   return q;
 }
 
+/* Room for n entries of a vector or matrix, not zeroed (every caller
+ * writes them all): a large model holds tens of megabytes of them, and an
+ * arena would clear each before it is copied into. */
+struct Block {
+  struct Block *next;
+  size_t used, size;
+  int64_t data[];
+};
+
+static int64_t *entries(LypqGraph *g, size_t n) {
+  struct Block *b = g->blocks;
+  if (!b || b->size - b->used < n) {
+    size_t size = n > 32768 ? n : 32768;
+    struct Block *nb = ly_malloc(sizeof *nb + size * sizeof(int64_t));
+    if (!nb)
+      return NULL;
+    nb->used = 0, nb->size = size;
+    if (b && size == n) { /* a large one: behind the current block */
+      nb->next = b->next, b->next = nb;
+    } else {
+      nb->next = b, g->blocks = nb;
+    }
+    b = nb;
+  }
+  int64_t *p = b->data + b->used;
+  b->used += n;
+  return p;
+}
+
 LypqGraph *lypq_create(void) {
   LypqGraph *g = ly_malloc(sizeof *g);
   if (g) {
     memset(g, 0, sizeof *g);
-    ly_arena_init(&g->arena);
   }
   return g;
 }
@@ -83,18 +113,23 @@ void lypq_destroy(LypqGraph *g) {
   if (!g)
     return;
   for (int i = 0; i < g->nnodes; i++)
-    ly_free(g->nodes[i].adj);
+    if (g->nodes[i].own_adj)
+      ly_free(g->nodes[i].adj);
+  ly_free(g->bulk);
   ly_free(g->nodes);
   ly_free(g->edges);
   ly_free(g->work);
   ly_free(g->queued);
-  ly_arena_free(&g->arena);
+  for (struct Block *b = g->blocks, *next; b; b = next) {
+    next = b->next;
+    ly_free(b);
+  }
   ly_free(g);
 }
 
 int lypq_add_node(LypqGraph *g, int n, const int64_t *costs) {
   Node *nodes = grow(g->nodes, &g->cnodes, g->nnodes + 1, sizeof *nodes);
-  int64_t *c = ly_arena_alloc(&g->arena, (size_t)n * sizeof *c);
+  int64_t *c = entries(g, (size_t)n);
   if (!nodes || !c) {
     g->oom = true;
     if (nodes)
@@ -104,6 +139,8 @@ int lypq_add_node(LypqGraph *g, int n, const int64_t *costs) {
   g->nodes = nodes;
   if (costs)
     memcpy(c, costs, (size_t)n * sizeof *c);
+  else
+    memset(c, 0, (size_t)n * sizeof *c);
   nodes[g->nnodes] = (Node){.n = n, .orig = g->nnodes, .c = c, .alive = true};
   g->nalive++;
   return g->nnodes++;
@@ -117,11 +154,16 @@ void lypq_add_cost(LypqGraph *g, int x, int i, int64_t c) {
 }
 
 static bool adj_add(Node *x, int e) {
-  int *a = grow(x->adj, &x->cadj, x->nadj + 1, sizeof *a);
-  if (!a)
-    return false;
-  x->adj = a;
-  a[x->nadj++] = e;
+  if (x->nadj == x->cadj) {
+    int c = x->cadj ? 2 * x->cadj : 4;
+    int *a = x->own_adj ? ly_realloc(x->adj, (size_t)c * sizeof *a) : ly_malloc((size_t)c * sizeof *a);
+    if (!a)
+      return false;
+    if (!x->own_adj && x->nadj)
+      memcpy(a, x->adj, (size_t)x->nadj * sizeof *a);
+    x->adj = a, x->cadj = c, x->own_adj = true;
+  }
+  x->adj[x->nadj++] = e;
   return true;
 }
 
@@ -164,7 +206,9 @@ bool lypq_add_edge(LypqGraph *g, int u, int v, const int64_t *m) {
     return true;
   }
   Edge *edges = grow(g->edges, &g->cedges, g->nedges + 1, sizeof *edges);
-  int64_t *mm = ly_arena_dup(&g->arena, m, (size_t)nu * (size_t)nv * sizeof *mm);
+  int64_t *mm = entries(g, (size_t)nu * (size_t)nv);
+  if (mm)
+    memcpy(mm, m, (size_t)nu * (size_t)nv * sizeof *mm);
   if (edges)
     g->edges = edges;
   if (!edges || !mm || !adj_add(&g->nodes[u], g->nedges) || !adj_add(&g->nodes[v], g->nedges)) {
@@ -340,26 +384,66 @@ static int64_t lower_bound(const LypqGraph *g) {
   return lb;
 }
 
+/* Branch and bound starts on a graph (or goes on without a solution yet)
+ * only when this many copies of it fit in what is left of the budget. */
+#define MIN_BRANCHES 64
+
 static long alive_size(const LypqGraph *g) { return g->nalive + 2 * g->nedges_alive; }
 
-/* A compact copy of what is alive (caller ids kept); NULL on OOM. */
+/* A compact copy of what is alive (caller ids kept, edges in the same
+ * order, so the search sees the same graph); NULL on OOM. Branching copies
+ * the whole remaining graph at every level, so this is the search's inner
+ * loop: three allocations, whatever the size (cost vectors, matrices and
+ * adjacency share one block; reductions only ever shrink a node's
+ * adjacency, and adj_add moves one out if it grows). */
 static LypqGraph *clone(const LypqGraph *g, int *local) {
   LypqGraph *h = lypq_create();
   if (!h)
     return NULL;
-  h->constant = g->constant;
-  for (int i = 0; i < g->nnodes; i++) {
-    local[i] = -1;
-    if (g->nodes[i].alive && (local[i] = lypq_add_node(h, g->nodes[i].n, g->nodes[i].c)) >= 0)
-      h->nodes[local[i]].orig = g->nodes[i].orig;
-  }
-  for (int e = 0; e < g->nedges && !h->oom; e++)
+  size_t costs = 0, adj = 2 * (size_t)g->nedges_alive;
+  for (int i = 0; i < g->nnodes; i++)
+    if (g->nodes[i].alive)
+      costs += (size_t)g->nodes[i].n;
+  for (int e = 0; e < g->nedges; e++)
     if (g->edges[e].alive)
-      lypq_add_edge(h, local[g->edges[e].u], local[g->edges[e].v], g->edges[e].m);
-  if (h->oom) {
+      costs += (size_t)g->nodes[g->edges[e].u].n * (size_t)g->nodes[g->edges[e].v].n;
+  h->nodes = ly_malloc((size_t)g->nalive * sizeof *h->nodes + 1);
+  h->edges = ly_malloc((size_t)g->nedges_alive * sizeof *h->edges + 1);
+  h->bulk = ly_malloc(costs * sizeof(int64_t) + adj * sizeof(int) + 1);
+  if (!h->nodes || !h->edges || !h->bulk) {
     lypq_destroy(h);
     return NULL;
   }
+  h->cnodes = g->nalive;
+  h->cedges = (int)g->nedges_alive;
+  int64_t *c = h->bulk;
+  int *a = (int *)(c + costs);
+  h->constant = g->constant;
+  for (int i = 0; i < g->nnodes; i++) {
+    const Node *x = &g->nodes[i];
+    local[i] = -1;
+    if (!x->alive)
+      continue;
+    memcpy(c, x->c, (size_t)x->n * sizeof *c);
+    local[i] = h->nnodes;
+    h->nodes[h->nnodes++] = (Node){.n = x->n, .orig = x->orig, .c = c, .adj = a, .cadj = x->nadj, .alive = true};
+    c += x->n;
+    a += x->nadj;
+  }
+  for (int e = 0; e < g->nedges; e++) {
+    const Edge *x = &g->edges[e];
+    if (!x->alive)
+      continue;
+    size_t n = (size_t)g->nodes[x->u].n * (size_t)g->nodes[x->v].n;
+    memcpy(c, x->m, n * sizeof *c);
+    Node *u = &h->nodes[local[x->u]], *v = &h->nodes[local[x->v]];
+    u->adj[u->nadj++] = h->nedges;
+    v->adj[v->nadj++] = h->nedges;
+    h->edges[h->nedges++] = (Edge){local[x->u], local[x->v], c, true};
+    c += n;
+  }
+  h->nalive = h->nnodes;
+  h->nedges_alive = h->nedges;
   return h;
 }
 
@@ -465,7 +549,12 @@ static bool search(LypqGraph *g, Search *s) {
       return true;
     }
     long size = alive_size(g);
-    if (s->exhausted || s->work + size > s->budget) {
+    /* Without an incumbent, a search in which fewer than MIN_BRANCHES
+     * copies of this graph fit cannot get anywhere: each level of the
+     * descent to a first solution copies it again. RN then decides it in
+     * place (linear), instead of spending the budget on copies first. */
+    if (s->exhausted || s->work + size > s->budget ||
+        (!s->have_best && size > (s->budget - s->work) / MIN_BRANCHES)) {
       /* Back to the incumbent, or make one with RN. */
       s->exhausted = true;
       if (s->have_best)
@@ -509,6 +598,8 @@ static bool search(LypqGraph *g, Search *s) {
 LyStatus lypq_solve(LypqGraph *g, long budget, int *sel, LypqResult *out) {
   memset(out, 0, sizeof *out);
   Search s = {.norig = g->nnodes, .budget = budget, .best_cost = LYPQ_INF, .sel = sel};
+  /* Each step removes a node: at most one per node on any path. */
+  s.steps = grow(NULL, &s.csteps, g->nnodes, sizeof *s.steps);
   s.best = ly_malloc((size_t)g->nnodes * sizeof *s.best + 1);
   bool ok = !g->oom && s.best && reduce(g, &s);
   int64_t root_lb = 0;

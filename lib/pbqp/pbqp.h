@@ -9,7 +9,9 @@
  * bound, each branch fixing one node and reducing again. Past the budget
  * the remaining choices are made by the RN heuristic (fix the node of
  * highest degree at its locally cheapest choice) and the result says the
- * answer is not proven optimal.
+ * answer is not proven optimal. Without a solution yet, the search also
+ * stops as soon as fewer than 64 copies of the remaining graph fit in the
+ * rest of the budget (then branches is 0 if it never started).
  *
  * Ownership: a graph owns its vectors and matrices (copied in); destroy it
  * with lypq_destroy. Every allocation goes through ly_malloc. */
