@@ -95,8 +95,12 @@ static LLVMValueRef float_in(LycIR *ir, LyElem from, LLVMValueRef v, int n) {
   }
   case LY_ELEM_F32: return LLVMBuildBitCast(b, v, vt(ir->f32, n), "");
   case LY_ELEM_F64: return LLVMBuildBitCast(b, v, vt(ir->f64, n), "");
-  case LY_ELEM_F8E5M2: { /* the top byte of an f16 */
-    LLVMValueRef h = LLVMBuildShl(b, LLVMBuildZExt(b, v, vt(ir->i16, n), ""), kint(ir->i16, 8, n), "");
+  case LY_ELEM_F8E5M2: { /* the top byte of an f16; a NaN is made quiet first, as the interpreter does */
+    LLVMValueRef w = LLVMBuildZExt(b, v, vt(ir->i16, n), "");
+    LLVMValueRef isnan = LLVMBuildICmp(b, LLVMIntUGT, LLVMBuildAnd(b, w, kint(ir->i16, 0x7f, n), ""),
+                                       kint(ir->i16, 0x7c, n), "");
+    w = LLVMBuildSelect(b, isnan, LLVMBuildOr(b, w, kint(ir->i16, 0x02, n), ""), w, "");
+    LLVMValueRef h = LLVMBuildShl(b, w, kint(ir->i16, 8, n), "");
     return LLVMBuildFPExt(b, LLVMBuildBitCast(b, h, vt(ir->f16, n), ""), vt(ir->f32, n), "");
   }
   case LY_ELEM_F8E4M3FN: return e4m3_to_f32(ir, v, n);
