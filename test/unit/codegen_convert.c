@@ -1,7 +1,9 @@
 /* Element conversion in repacks, through the public API (interpreter and JIT kernels), against
  * independent references: the C compiler's own conversions (_Float16, float, double, integer
  * casts), oneDNN's published f32-to-bf16 formula, and a brute-force "nearest representable value,
- * ties to even" search over every finite value of each narrow float format.
+ * ties to even" search over every finite value of each narrow float format. Then every pair of
+ * element types (156) against one generic reference: every code of each source of at most 16 bits
+ * (signalling NaNs, infinities, subnormals included) and biased random patterns of the wider ones.
  * Prints `codegen_convert: N checks, K failures`; exit status 0 only if K == 0. */
 #include <math.h>
 #include <stdio.h>
@@ -31,26 +33,36 @@ static LyType vec_type(int n, const char *elem) {
   return t;
 }
 
-static unsigned long long get(const unsigned char *p, int bytes, int i) {
+/* Element i of a packed buffer of `bits`-bit elements (SPEC 2.4: sub-byte elements fill a byte
+ * from its low-order bits; wider ones are little-endian bytes). */
+static unsigned long long get(const unsigned char *p, int bits, long i) {
+  if (bits < 8)
+    return (unsigned long long)(p[i * bits / 8] >> (i * bits % 8)) & ((1u << bits) - 1);
   unsigned long long v = 0;
-  for (int b = 0; b < bytes; b++)
-    v |= (unsigned long long)p[i * bytes + b] << (8 * b);
+  for (int b = 0; b < bits / 8; b++)
+    v |= (unsigned long long)p[i * (bits / 8) + b] << (8 * b);
   return v;
 }
 
-static void put(unsigned char *p, int bytes, int i, unsigned long long v) {
-  for (int b = 0; b < bytes; b++)
-    p[i * bytes + b] = (unsigned char)(v >> (8 * b));
+static void put(unsigned char *p, int bits, long i, unsigned long long v) {
+  if (bits < 8) {
+    p[i * bits / 8] = (unsigned char)((p[i * bits / 8] & ~(((1u << bits) - 1) << (i * bits % 8))) |
+                                      (v & ((1u << bits) - 1)) << (i * bits % 8));
+    return;
+  }
+  for (int b = 0; b < bits / 8; b++)
+    p[i * (bits / 8) + b] = (unsigned char)(v >> (8 * b));
 }
 
 typedef unsigned long long (*RefFn)(unsigned long long in);
 
 /* Converts n inputs from `from` to `to` with the interpreter and a compiled kernel on two threads
- * (every pair is compiled), and compares each result with ref(). Byte-sized elements only. */
-static void check_pair(const char *from, int fb, const char *to, int tb, const unsigned long long *in, int n,
-                       RefFn ref) {
+ * (every pair is compiled), and compares each result with ref(). */
+static void check_pair(const char *from, const char *to, const unsigned long long *in, int n, RefFn ref) {
   LyType s = vec_type(n, from), t = vec_type(n, to);
-  unsigned char *src = malloc((size_t)n * fb), *a = malloc((size_t)n * tb), *b = malloc((size_t)n * tb);
+  int fb = lyElemGetBits(lyTypeGetElement(s)), tb = lyElemGetBits(lyTypeGetElement(t));
+  size_t sbytes = ((size_t)n * fb + 7) / 8, tbytes = ((size_t)n * tb + 7) / 8;
+  unsigned char *src = calloc(sbytes, 1), *a = malloc(tbytes), *b = malloc(tbytes);
   for (int i = 0; i < n; i++)
     put(src, fb, i, in[i]);
   char what[64];
@@ -68,7 +80,7 @@ static void check_pair(const char *from, int fb, const char *to, int tb, const u
     fail(what, 0, 0, 1);
     goto out;
   }
-  memset(b, 0xa5, (size_t)n * tb);
+  memset(b, 0xa5, tbytes);
   lyRepackRun(k, src, b);
   for (int i = 0; i < n; i++, checks++)
     if (get(b, tb, i) != ref(in[i]))
@@ -264,6 +276,140 @@ static void f32_inputs(unsigned long long *in, int n, int scale_exp) {
   }
 }
 
+/* --- Every pair, one generic reference ---------------------------------------------------------
+ * A source element is decoded to what it means (an exact integer, an exact or NaN float with its
+ * sign and payload) and the reference encodes that meaning in the destination type by the rules
+ * above: the specific references where they exist, brute-force rounding for the narrow formats. */
+
+typedef struct {
+  int is_int, nan, sign;
+  long long i;                 /* integer sources */
+  double v;                    /* float sources: the exact value (not NaN) */
+  unsigned long long payload;  /* NaN: the mantissa field, aligned to bit 63 */
+} Meaning;
+
+static LyElem sw_from, sw_to;
+
+static const Fmt *narrow_fmt(LyElem e) {
+  return e == LY_ELEM_F16 ? &F16 : e == LY_ELEM_BF16 ? &BF16 : e == LY_ELEM_F8E5M2 ? &E5M2 : &E4M3;
+}
+
+static Meaning decode(LyElem e, unsigned long long c) {
+  Meaning m = {0};
+  int bits = lyElemGetBits(e);
+  if (e <= LY_ELEM_I64) {
+    m.is_int = 1;
+    m.i = e == LY_ELEM_I1 ? (long long)(c & 1) : bits == 64 ? (long long)c : (long long)(c << (64 - bits)) >> (64 - bits);
+    return m;
+  }
+  if (e == LY_ELEM_F32 || e == LY_ELEM_F64) {
+    m.sign = (int)(c >> (bits - 1) & 1);
+    m.nan = e == LY_ELEM_F32 ? isnan(f32_of(c)) : isnan(f64_of(c));
+    m.v = e == LY_ELEM_F32 ? f32_of(c) : f64_of(c);
+    m.payload = e == LY_ELEM_F32 ? (c & 0x7fffff) << 41 : (c & 0xfffffffffffffULL) << 12;
+    return m;
+  }
+  const Fmt *f = narrow_fmt(e);
+  unsigned mag = (unsigned)c & ((1u << (f->ebits + f->mbits)) - 1);
+  m.sign = (int)(c >> (f->ebits + f->mbits) & 1);
+  m.nan = code_is_nan(f, mag);
+  m.v = m.sign ? -code_value(f, mag) : code_value(f, mag);
+  m.payload = (unsigned long long)(mag & ((1u << f->mbits) - 1)) << (64 - f->mbits);
+  return m;
+}
+
+/* |x| rounded to 8 significant bits, ties to even, in integer arithmetic; the result as a double
+ * (exact: 8 significant bits). */
+static double round8(unsigned long long a) {
+  int len = 64 - __builtin_clzll(a | 1);
+  if (len <= 8)
+    return (double)a;
+  int s = len - 8;
+  unsigned long long q = a >> s, rem = a & ((1ULL << s) - 1), half = 1ULL << (s - 1);
+  if (rem > half || (rem == half && (q & 1)))
+    q++;
+  return ldexp((double)q, s);
+}
+
+static unsigned long long encode(LyElem to, Meaning m) {
+  int bits = lyElemGetBits(to);
+  if (to <= LY_ELEM_I64) {
+    if (m.is_int) /* two's complement wrap; i1 keeps the low bit */
+      return bits == 64 ? (unsigned long long)m.i : (unsigned long long)m.i & ((1ULL << bits) - 1);
+    if (m.nan)
+      return 0;
+    double r = nearbyint(m.v);
+    if (to == LY_ELEM_I1)
+      return r >= 1;
+    double lo = -ldexp(1, bits - 1), hi = ldexp(1, bits - 1) - 1;
+    long long x = r <= lo ? (long long)lo : r >= hi ? (bits == 64 ? INT64_MAX : (long long)hi) : (long long)r;
+    return bits == 64 ? (unsigned long long)x : (unsigned long long)x & ((1ULL << bits) - 1);
+  }
+  if (m.is_int) {
+    if (to == LY_ELEM_F64)
+      return bits_f64((double)m.i);
+    if (to == LY_ELEM_F32)
+      return bits_f32((float)m.i); /* one correct rounding from int64 */
+    if (to == LY_ELEM_BF16) { /* exactly to 8 bits, then the (exact) bf16 encoding */
+      double r = round8(m.i < 0 ? 0 - (unsigned long long)m.i : (unsigned long long)m.i);
+      return ref_f32_to_bf16(bits_f32((float)(m.i < 0 ? -r : r)));
+    }
+    /* f16 and f8: every integer past 2^24 overflows these formats, so the double is as good */
+    m.v = (double)m.i;
+  } else if (m.nan) {
+    if (sw_from == LY_ELEM_BF16 && to == LY_ELEM_F32) /* a shift: the payload untouched, as oneDNN */
+      return (unsigned long long)m.sign << 31 | 0x7f800000u | (m.payload >> 41);
+    if (to == LY_ELEM_F32)
+      return (unsigned long long)m.sign << 31 | 0x7fc00000u | (m.payload >> 41);
+    if (to == LY_ELEM_F64)
+      return (unsigned long long)m.sign << 63 | 0x7ff8000000000000ULL | (m.payload >> 12);
+    return nan_narrow(narrow_fmt(to), m.sign, m.payload);
+  }
+  switch (to) {
+  case LY_ELEM_F64: return bits_f64(m.v);
+  case LY_ELEM_F32: return bits_f32((float)m.v); /* one correct rounding from double */
+  case LY_ELEM_BF16:
+    if (sw_from == LY_ELEM_F64) /* no flush: one rounding of the double */
+      return brute_round(&BF16, m.v);
+    return ref_f32_to_bf16(bits_f32((float)m.v)); /* every other source is exact in f32 */
+  case LY_ELEM_F16:
+    if (sw_from == LY_ELEM_F64)
+      return brute_round(&F16, m.v);
+    return bits_f16((_Float16)(float)m.v); /* exact in f32, one rounding */
+  default: return brute_round(narrow_fmt(to), m.v);
+  }
+}
+
+static unsigned long long ref_any(unsigned long long v) { return encode(sw_to, decode(sw_from, v)); }
+
+/* Every element type to every other: each code of every source of at most 16 bits (NaN payloads,
+ * signalling ones included, infinities, subnormals), and n patterns of the wider sources. */
+static void check_all_pairs(unsigned long long *in, int n, int slow_n) {
+  for (int f = 0; f < LY_ELEM_COUNT; f++)
+    for (int t = 0; t < LY_ELEM_COUNT; t++) {
+      if (f == t)
+        continue;
+      sw_from = (LyElem)f, sw_to = (LyElem)t;
+      int bits = lyElemGetBits(sw_from), count;
+      if (bits <= 16) {
+        count = 1 << bits;
+        for (int i = 0; i < count; i++)
+          in[i] = (unsigned)i;
+      } else {
+        count = f == LY_ELEM_F64 && (t == LY_ELEM_F16 || t == LY_ELEM_BF16) ? slow_n : n; /* brute force */
+        for (int i = 0; i < count; i++) {
+          uint64_t r = next();
+          in[i] = bits == 32 ? (i % 3 ? r >> 32 : (uint32_t)(int32_t)(int16_t)r) : r;
+          if (f == LY_ELEM_F64 && i % 2) /* doubles inside the narrow ranges, not only huge and tiny */
+            in[i] = bits_f64(ldexp((double)(r >> 11) / 9007199254740992.0 + 1.0, (int)(r % 80) - 40) * (r >> 63 ? -1 : 1));
+          if (f == LY_ELEM_F32 && i % 3 == 1)
+            in[i] = bits_f32(ldexpf((float)(r >> 40 & 0xffff) / 64.0f, (int)((r >> 8) % 48) - 24));
+        }
+      }
+      check_pair(lyElemGetName(sw_from), lyElemGetName(sw_to), in, count, ref_any);
+    }
+}
+
 int main(void) {
   ctx = lyContextCreate();
   lyContextSetDiagnosticHandler(ctx, lyDiagnosticPrintToFile, stderr);
@@ -277,41 +423,43 @@ int main(void) {
 
   for (int i = 0; i < N; i++) /* every f16 and bf16 code */
     in[i] = (unsigned)i;
-  check_pair("f16", 2, "f32", 4, in, N, ref_f16_to_f32);
-  check_pair("bf16", 2, "f32", 4, in, N, ref_bf16_to_f32);
+  check_pair("f16", "f32", in, N, ref_f16_to_f32);
+  check_pair("bf16", "f32", in, N, ref_bf16_to_f32);
 
   f32_inputs(in, R, 40);
-  check_pair("f32", 4, "f16", 2, in, R, ref_f32_to_f16);
-  check_pair("f32", 4, "f16", 2, in, B, ref_f32_to_f16_brute);
-  check_pair("f32", 4, "bf16", 2, in, R, ref_f32_to_bf16);
-  check_pair("f32", 4, "f64", 8, in, R, ref_f32_to_f64);
-  check_pair("f32", 4, "f8E5M2", 1, in, B, ref_f32_to_e5m2);
+  check_pair("f32", "f16", in, R, ref_f32_to_f16);
+  check_pair("f32", "f16", in, B, ref_f32_to_f16_brute);
+  check_pair("f32", "bf16", in, R, ref_f32_to_bf16);
+  check_pair("f32", "f64", in, R, ref_f32_to_f64);
+  check_pair("f32", "f8E5M2", in, B, ref_f32_to_e5m2);
   f32_inputs(in, B, 12);
-  check_pair("f32", 4, "f8E4M3FN", 1, in, B, ref_f32_to_e4m3);
-  check_pair("f32", 4, "f8E5M2", 1, in, B, ref_f32_to_e5m2);
-  check_pair("f32", 4, "i8", 1, in, B, ref_f32_to_i8);
+  check_pair("f32", "f8E4M3FN", in, B, ref_f32_to_e4m3);
+  check_pair("f32", "f8E5M2", in, B, ref_f32_to_e5m2);
+  check_pair("f32", "i8", in, B, ref_f32_to_i8);
   for (int i = 0; i < 256; i++)
     in[i] = (unsigned)i;
-  check_pair("f8E4M3FN", 1, "f32", 4, in, 256, ref_e4m3_to_f32);
+  check_pair("f8E4M3FN", "f32", in, 256, ref_e4m3_to_f32);
 
   for (int i = 0; i < N; i++) { /* doubles around f32 / f16 / bf16 boundaries, and random bits */
     uint64_t r = next();
     in[i] = i % 2 ? r : bits_f64(ldexp((double)(r >> 11) / 9007199254740992.0 + 1.0, (int)(r % 300) - 150) *
                                  (r >> 63 ? -1 : 1));
   }
-  check_pair("f64", 8, "f32", 4, in, N, ref_f64_to_f32);
-  check_pair("f64", 8, "bf16", 2, in, B, ref_f64_to_bf16);
-  check_pair("f64", 8, "f16", 2, in, B, ref_f64_to_f16);
-  check_pair("f64", 8, "i32", 4, in, N, ref_f64_to_i32);
+  check_pair("f64", "f32", in, N, ref_f64_to_f32);
+  check_pair("f64", "bf16", in, B, ref_f64_to_bf16);
+  check_pair("f64", "f16", in, B, ref_f64_to_f16);
+  check_pair("f64", "i32", in, N, ref_f64_to_i32);
 
   for (int i = 0; i < N; i++)
     in[i] = next();
-  check_pair("i32", 4, "i8", 1, in, N, ref_i32_to_i8);
-  check_pair("i8", 1, "i64", 8, in, N, ref_i8_to_i64);
-  check_pair("i64", 8, "i16", 2, in, N, ref_i64_to_i16);
-  check_pair("i64", 8, "f32", 4, in, N, ref_i64_to_f32);
-  check_pair("i16", 2, "f16", 2, in, N, ref_i16_to_f16);
-  check_pair("i32", 4, "bf16", 2, in, B, ref_i32_to_bf16);
+  check_pair("i32", "i8", in, N, ref_i32_to_i8);
+  check_pair("i8", "i64", in, N, ref_i8_to_i64);
+  check_pair("i64", "i16", in, N, ref_i64_to_i16);
+  check_pair("i64", "f32", in, N, ref_i64_to_f32);
+  check_pair("i16", "f16", in, N, ref_i16_to_f16);
+  check_pair("i32", "bf16", in, B, ref_i32_to_bf16);
+
+  check_all_pairs(in, B, B / 8);
 
   printf("codegen_convert: %ld checks, %ld failures\n", checks, failures);
   lyRepackerDestroy(rep);
