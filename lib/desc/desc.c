@@ -746,8 +746,117 @@ static bool loose_range(int rank, const int64_t *dims, const LyDigit *g, int n, 
   return loose_range_sel(rank, dims, g, n, NULL, lo, hi);
 }
 
+/* Exact extremes of the simple digits in `sel` when they all read one dim d
+ * and form a mixed-radix split of it (XLA tiles, oneDNN blocks): digit k is
+ * (d floordiv div_k) mod ext_k, the divs nested (div_k+1 a multiple of
+ * div_k * ext_k), only the last one unwrapped. Filling the gaps with
+ * stride-0 digits makes d's full mixed-radix expansion, and the extremes
+ * over d <= N follow digit by digit: equal to N's digits down to some
+ * position, below N's digit there, free underneath. O(digits^2), no visit;
+ * false when the digits are not such a split. */
+/* g as one simple digit (stride aside), when it is one in disguise: a
+ * general digit of a single nested digit, ((d floordiv a) [mod m]) floordiv b
+ * [mod e], as the parser builds it before canonicalizing; false otherwise. */
+static bool as_simple(const LyDigit *g, int rank, LyDigit *out) {
+  if (g->dim >= 0) {
+    *out = *g;
+    return true;
+  }
+  for (int d = 0; d < rank; d++)
+    if (g->coef[d])
+      return false;
+  LyDigit in;
+  if (g->nsub != 1 || g->sub[0].stride != 1 || !as_simple(&g->sub[0], rank, &in) ||
+      !ly_mul(in.div, g->div, &out->div))
+    return false;
+  out->dim = in.dim, out->stride = g->stride, out->coef = NULL, out->nsub = 0, out->sub = NULL;
+  out->wrap = g->wrap, out->ext = g->ext;
+  if (!in.wrap) /* (d floordiv a) floordiv b = d floordiv ab */
+    return true;
+  if (in.ext % g->div) /* the inner mod cuts a piece of the outer digit */
+    return false;
+  int64_t m = in.ext / g->div; /* ((d/a) mod m)/b = (d/ab) mod m/b */
+  if (!g->wrap || g->ext >= m)
+    out->wrap = true, out->ext = m;
+  else if (m % g->ext) /* x mod m mod e = x mod e when e divides m */
+    return false;
+  return true;
+}
+
+static bool split_range(int rank, const int64_t *dims, const LyDigit *g, int n, const bool *sel, int64_t *lo,
+                        int64_t *hi) {
+  LyDigit all[LY_MAX_DIGITS];
+  const LyDigit *s[LY_MAX_DIGITS];
+  int ns = 0, dim = -1;
+  for (int k = 0; k < n; k++) {
+    if (!sel[k])
+      continue;
+    LyDigit *q = &all[k];
+    if (!as_simple(&g[k], rank, q) || (dim >= 0 && q->dim != dim) || q->stride == LY_DYNAMIC)
+      return false;
+    dim = q->dim;
+    int j = ns++;
+    for (; j > 0 && s[j - 1]->div > q->div; j--) /* insertion sort by div */
+      s[j] = s[j - 1];
+    s[j] = q;
+  }
+  if (ns == 0 || dims[dim] == LY_DYNAMIC || dims[dim] <= 0)
+    return false;
+  /* The full expansion: radix r (0 = unbounded, the top only), stride st. */
+  int64_t r[2 * LY_MAX_DIGITS + 1], st[2 * LY_MAX_DIGITS + 1], pos = 1;
+  int nr = 0;
+  for (int k = 0; k < ns; k++) {
+    if (pos == 0 || s[k]->div % pos)
+      return false; /* overlaps the digit below, or an earlier digit was unwrapped */
+    if (s[k]->div > pos)
+      r[nr] = s[k]->div / pos, st[nr++] = 0;
+    r[nr] = s[k]->wrap ? s[k]->ext : 0, st[nr++] = s[k]->stride;
+    if (!s[k]->wrap)
+      pos = 0;
+    else if (!ly_mul(s[k]->div, s[k]->ext, &pos))
+      return false;
+  }
+  if (pos)
+    r[nr] = 0, st[nr++] = 0;
+  /* N's digits (N = dims[dim] - 1), then the extremes. */
+  int64_t N = dims[dim] - 1, nd[2 * LY_MAX_DIGITS + 1], rest = N;
+  for (int j = 0; j < nr; j++) {
+    nd[j] = r[j] ? rest % r[j] : rest;
+    rest = r[j] ? rest / r[j] : 0;
+  }
+  int64_t eq = 0, free_lo[2 * LY_MAX_DIGITS + 2], free_hi[2 * LY_MAX_DIGITS + 2], t;
+  free_lo[0] = free_hi[0] = 0;
+  for (int j = 0; j < nr; j++) { /* lower digits free: each at its own extreme */
+    int64_t top = r[j] ? r[j] - 1 : nd[j];
+    if (!ly_mul(st[j], top, &t) || !ly_add(free_lo[j], t < 0 ? t : 0, &free_lo[j + 1]) ||
+        !ly_add(free_hi[j], t > 0 ? t : 0, &free_hi[j + 1]))
+      return false;
+  }
+  for (int j = 0; j < nr; j++)
+    if (!ly_mul(st[j], nd[j], &t) || !ly_add(eq, t, &eq))
+      return false;
+  int64_t l = eq, h = eq, above = 0; /* d = N itself; `above`: N's digits over j */
+  for (int j = nr - 1; j >= 0; j--) {
+    if (nd[j] > 0) { /* digit j in [0, nd[j] - 1], lower digits free */
+      int64_t a, b;
+      if (!ly_mul(st[j], nd[j] - 1, &t) || !ly_add(above, t < 0 ? t : 0, &a) || !ly_add(a, free_lo[j], &a) ||
+          !ly_add(above, t > 0 ? t : 0, &b) || !ly_add(b, free_hi[j], &b))
+        return false;
+      l = a < l ? a : l, h = b > h ? b : h;
+    }
+    if (!ly_mul(st[j], nd[j], &t) || !ly_add(above, t, &above))
+      return false;
+  }
+  *lo = l, *hi = h;
+  return true;
+}
+
+static bool visit_range(int rank, const int64_t *dims, const LyDigit *g, int n, const bool *sel, unsigned dims_m,
+                        int64_t count, int64_t *lo, int64_t *hi);
+
 /* Exact extremes of the digits in `sel` (which use only the dims in `dims_m`)
- * by visiting every index of those dims; false when that costs more than
+ * in closed form where they split one dim, else by visiting every index of
+ * those dims; false when that costs more than
  * *budget (which it then leaves alone). One plain digit needs no visit. */
 static bool component_range(int rank, const int64_t *dims, const LyDigit *g, int n, const bool *sel,
                             unsigned dims_m, int64_t *budget, int64_t *lo, int64_t *hi) {
@@ -767,9 +876,26 @@ static bool component_range(int rank, const int64_t *dims, const LyDigit *g, int
     *lo = end < 0 ? end : 0, *hi = end > 0 ? end : 0;
     return true;
   }
+  if (split_range(rank, dims, g, n, sel, lo, hi)) {
+#ifndef NDEBUG /* debug builds (tests, fuzzing) check the closed form against a small visit */
+    int64_t vl, vh;
+    if (ly_mul(count, cost, &work) && work <= (1 << 16)) {
+      visit_range(rank, dims, g, n, sel, dims_m, count, &vl, &vh);
+      LY_ASSERT(vl == *lo && vh == *hi);
+    }
+#endif
+    return true;
+  }
   if (!ly_mul(count, cost, &work) || work > *budget)
     return false;
   *budget -= work;
+  return visit_range(rank, dims, g, n, sel, dims_m, count, lo, hi);
+}
+
+/* The extremes of the digits in `sel` over every index of the dims in dims_m
+ * (count of them). */
+static bool visit_range(int rank, const int64_t *dims, const LyDigit *g, int n, const bool *sel, unsigned dims_m,
+                        int64_t count, int64_t *lo, int64_t *hi) {
   int64_t idx[LY_MAX_RANK] = {0}, l = INT64_MAX, h = INT64_MIN;
   for (int64_t e = 0; e < count; e++) {
     int64_t f = 0;
