@@ -557,6 +557,13 @@ static void tiled_canonical_spelling(const LySpec *s, int rank, LyBuf *out) {
 /* Checks the offset range of digit layouts: min >= 0, max < alloc. */
 static bool check_range(Builder *b, LyTypeImpl *t, const LyDigit *g, int n, bool alloc_given) {
   const LySpec *s = &b->ast->spec;
+  for (int k = 0; k < n; k++) { /* evaluating a digit must not overflow, even where its value wraps */
+    int64_t v;
+    if (!lyd_digit_expr_fits(&g[k], t->rank, t->dims, &v)) {
+      error_at(b, s->loc, "digit %d's expression overflows 64 bits on these dims", k + 1);
+      return false;
+    }
+  }
   if (t->base == LY_DYNAMIC)
     return true;
   int64_t lo = t->base, hi = t->base;

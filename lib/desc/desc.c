@@ -534,6 +534,33 @@ static bool nest_ok(const LyDigit *g, int level) {
   return true;
 }
 
+/* Whether every partial sum of g's expression E (and of its nested digits')
+ * fits 64 bits on the type's static dims: the sum of |term| maxima does.
+ * A wrapped digit's value is small whatever E is, so the range checks never
+ * look at E; evaluating it must not overflow either. Dynamic dims pass. */
+bool lyd_digit_expr_fits(const LyDigit *g, int rank, const int64_t *dims, int64_t *max_value) {
+  int64_t e = 0, term;
+  if (g->dim >= 0) {
+    e = dims[g->dim] == LY_DYNAMIC ? 0 : dims[g->dim] - 1;
+  } else {
+    for (int d = 0; d < rank; d++)
+      if (g->coef[d] && dims[d] != LY_DYNAMIC &&
+          (!ly_mul(g->coef[d], dims[d] - 1, &term) || !ly_add(e, term, &e)))
+        return false;
+    for (int j = 0; j < g->nsub; j++) {
+      int64_t v;
+      if (!lyd_digit_expr_fits(&g->sub[j], rank, dims, &v))
+        return false;
+      if (g->sub[j].stride != LY_DYNAMIC &&
+          (!ly_mul(g->sub[j].stride < 0 ? -g->sub[j].stride : g->sub[j].stride, v, &term) || !ly_add(e, term, &e)))
+        return false;
+    }
+  }
+  e /= g->div;
+  *max_value = g->wrap && e >= g->ext ? g->ext - 1 : e;
+  return true;
+}
+
 const char *lyd_check_sizes(const LyTypeImpl *t) {
   if (lyd_check_numel(t->rank, t->dims) >= 0)
     return "number of elements overflows 64 bits";
@@ -545,6 +572,10 @@ const char *lyd_check_sizes(const LyTypeImpl *t) {
   for (int k = 0; t->kind == LYD_DIGITS && k < t->ndigits; k++)
     if (!nest_ok(&t->digits[k], 1))
       return "digits nested deeper or wider than the general form allows";
+  int64_t v;
+  for (int k = 0; t->kind == LYD_DIGITS && k < t->ndigits; k++)
+    if (!lyd_digit_expr_fits(&t->digits[k], t->rank, t->dims, &v))
+      return "a digit's expression overflows 64 bits";
   return NULL;
 }
 

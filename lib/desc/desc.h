@@ -178,6 +178,9 @@ int64_t lyd_digit_cost(const LyDigit *g, int rank);
 
 /* Largest value of E over the type's index space (static dims). */
 int64_t lyd_digit_max_e(const LyDigit *g, int rank, const int64_t *dims);
+/* Whether evaluating g (its expression and nested digits) on the static dims
+ * stays within 64 bits; *max_value is then g's largest value. */
+bool lyd_digit_expr_fits(const LyDigit *g, int rank, const int64_t *dims, int64_t *max_value);
 
 /* Element offset of idx; t must be static digits and idx in range. */
 int64_t lyd_offset(const LyTypeImpl *t, const int64_t *idx);
