@@ -192,6 +192,9 @@ void lyc_cache_store(const LycCacheKey *k, LLVMMemoryBufferRef obj);
 
 /* Host target facts (vector width) for planning. */
 void lyc_host_target(LycTarget *t);
+/* The host CPU's name and LLVM feature string (computed once per process). */
+const char *lyc_host_cpu(void);
+const char *lyc_host_features(void);
 
 /* Optimises m at O3 for the host CPU; reports LLVM errors on d. */
 bool lyc_optimize(LyDiagEngine *d, LLVMModuleRef m);

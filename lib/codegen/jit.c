@@ -120,10 +120,30 @@ static void init_native(void) {
     warm_up();
 }
 
+/* The host CPU's name and features, asked once per process: each question
+ * runs CPUID, which traps to the hypervisor on a virtual machine (a quarter
+ * of a persistent-cache load's time when asked per kernel). */
+static pthread_once_t host_once = PTHREAD_ONCE_INIT;
+static char *host_cpu, *host_features;
+
+static void init_host(void) {
+  host_cpu = LLVMGetHostCPUName();
+  host_features = LLVMGetHostCPUFeatures();
+}
+
+const char *lyc_host_cpu(void) {
+  pthread_once(&host_once, init_host);
+  return host_cpu ? host_cpu : "";
+}
+
+const char *lyc_host_features(void) {
+  pthread_once(&host_once, init_host);
+  return host_features ? host_features : "";
+}
+
 void lyc_host_target(LycTarget *t) {
-  char *f = LLVMGetHostCPUFeatures();
+  const char *f = lyc_host_features();
   t->vector_bytes = strstr(f, "+avx512f") ? 64 : strstr(f, "+avx2") ? 32 : 16;
-  LLVMDisposeMessage(f);
   /* A core's share of a last-level cache is rarely more than this; repacks
    * that move more are streaming through memory. */
   t->nt_threshold = 16 << 20;
@@ -146,11 +166,8 @@ static LLVMTargetMachineRef new_host_machine(LyDiagEngine *d) {
   if (LLVMGetTargetFromTriple(triple, &target, &err)) {
     report_message(d, "cannot find the host target", err);
   } else {
-    char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
-    tm = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelAggressive, LLVMRelocPIC,
-                                 LLVMCodeModelDefault);
-    LLVMDisposeMessage(cpu);
-    LLVMDisposeMessage(features);
+    tm = LLVMCreateTargetMachine(target, triple, lyc_host_cpu(), lyc_host_features(), LLVMCodeGenLevelAggressive,
+                                 LLVMRelocPIC, LLVMCodeModelDefault);
     if (!tm)
       ly_diag_emit(d, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "cannot create a target machine for the host");
   }
@@ -347,10 +364,12 @@ static LLVMMemoryBufferRef compile_object(LyDiagEngine *d, const LycPlan *p, con
   LLVMModuleRef m = LLVMModuleCreateWithNameInContext(name, c);
   lyc_emit_repack(m, p, name, nt);
   bool vectorize = needs_vectorizer(p);
-  bool ok = lyc_verify(d, m);
   LLVMMemoryBufferRef obj = NULL;
-  if (ok && key && lyc_cache_key(key, m, name, vectorize ? "default<O3>" : "default<O3> -vectorize"))
+  if (key && lyc_cache_key(key, m, name, vectorize ? "default<O3>" : "default<O3> -vectorize"))
     obj = lyc_cache_load(key);
+  /* A cached object was compiled from this very IR (the key holds all of
+   * it), which was verified then: only a miss is verified. */
+  bool ok = obj || lyc_verify(d, m);
   LLVMTargetMachineRef tm = obj || !ok ? NULL : lyc_host_machine(d);
   ok = ok && (obj || (tm && optimize_with(d, m, tm, vectorize)));
   char *msg = NULL;
