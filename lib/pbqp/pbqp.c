@@ -220,6 +220,21 @@ bool lypq_add_edge(LypqGraph *g, int u, int v, const int64_t *m) {
   return true;
 }
 
+int lypq_node_count(const LypqGraph *g) { return g->nnodes; }
+
+const int64_t *lypq_node_costs(const LypqGraph *g, int x) {
+  LY_ASSERT(x >= 0 && x < g->nnodes);
+  return g->nodes[x].c;
+}
+
+int lypq_edge_count(const LypqGraph *g) { return g->nedges; }
+
+const int64_t *lypq_edge_matrix(const LypqGraph *g, int e, int *u, int *v) {
+  LY_ASSERT(e >= 0 && e < g->nedges && g->edges[e].alive);
+  *u = g->edges[e].u, *v = g->edges[e].v;
+  return g->edges[e].m;
+}
+
 /* Entry (i of x, j of the other end) of a matrix seen from x. */
 static int64_t at(const int64_t *m, bool x_is_u, int nx, int ny, int i, int j) {
   return x_is_u ? m[i * ny + j] : m[j * nx + i];

@@ -59,6 +59,15 @@ typedef struct {
  * consumed (only lypq_destroy may follow). LY_OK or LY_ERROR_NOMEM. */
 LyStatus lypq_solve(LypqGraph *g, long budget, int *sel, LypqResult *out);
 
+/* Reading the problem back (before solving: lypq_solve consumes it). Nodes
+ * are 0 .. lypq_node_count - 1; edges 0 .. lypq_edge_count - 1, one per
+ * pair of nodes (added matrices are summed). lypq_edge_matrix gives the
+ * edge's ends and its matrix, u's choices by v's, row-major. */
+int lypq_node_count(const LypqGraph *g);
+const int64_t *lypq_node_costs(const LypqGraph *g, int x);
+int lypq_edge_count(const LypqGraph *g);
+const int64_t *lypq_edge_matrix(const LypqGraph *g, int e, int *u, int *v);
+
 /* The cost of a selection (before solving). */
 int64_t lypq_eval(const LypqGraph *g, const int *sel);
 /* The baseline: nodes in the given order (a permutation of the ids; NULL:
