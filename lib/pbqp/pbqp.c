@@ -405,6 +405,81 @@ static int64_t lower_bound(const LypqGraph *g) {
 
 static long alive_size(const LypqGraph *g) { return g->nalive + 2 * g->nedges_alive; }
 
+/* --- Reparametrisation: min-sum diffusion ---------------------------------------- */
+
+/* Moves cost between node x and its edges without changing the cost of any
+ * selection (min-sum diffusion: Kovalevsky and Koval; Werner, PAMI 2007):
+ * x takes the cheapest entry of each of its rows, then gives an equal share
+ * of its vector back to each edge. Repeated over the graph, it raises
+ * lower_bound() towards the bound of the LP relaxation. Entries stay in
+ * [0, INF]; a row that is all INF makes that choice INF. */
+static void diffuse_node(LypqGraph *g, int x) {
+  Node *nx = &g->nodes[x];
+  int deg = nx->nadj;
+  for (int k = 0; k < deg; k++) {
+    const Edge *ed = &g->edges[nx->adj[k]];
+    bool xu = ed->u == x;
+    int ny = g->nodes[xu ? ed->v : ed->u].n;
+    size_t step = xu ? 1 : (size_t)nx->n;
+    for (int i = 0; i < nx->n; i++) {
+      int64_t *row = xu ? ed->m + (size_t)i * (size_t)ny : ed->m + i, m = LYPQ_INF;
+      for (int j = 0; j < ny; j++)
+        m = row[j * step] < m ? row[j * step] : m;
+      if (m >= LYPQ_INF)
+        nx->c[i] = LYPQ_INF;
+      if (m >= LYPQ_INF || m == 0)
+        continue;
+      for (int j = 0; j < ny; j++)
+        if (row[j * step] < LYPQ_INF)
+          row[j * step] -= m;
+      nx->c[i] = lypq_add(nx->c[i], m);
+    }
+  }
+  /* An impossible choice's rows become INF, so no edge's minimum counts
+   * them. */
+  for (int i = 0; deg && i < nx->n; i++) {
+    int64_t share = nx->c[i] < LYPQ_INF ? nx->c[i] / deg : LYPQ_INF;
+    if (!share)
+      continue;
+    for (int k = 0; k < deg; k++) {
+      const Edge *ed = &g->edges[nx->adj[k]];
+      bool xu = ed->u == x;
+      int ny = g->nodes[xu ? ed->v : ed->u].n;
+      size_t step = xu ? 1 : (size_t)nx->n;
+      int64_t *row = xu ? ed->m + (size_t)i * (size_t)ny : ed->m + i;
+      for (int j = 0; j < ny; j++)
+        row[j * step] = lypq_add(row[j * step], share);
+    }
+    if (share < LYPQ_INF)
+      nx->c[i] -= share * deg;
+  }
+}
+
+/* Sweeps at the root, and at most per branch. */
+#define ROOT_SWEEPS 100
+#define BRANCH_SWEEPS 8
+
+/* Diffuses until the bound reaches `enough`, stops rising or `sweeps` is
+ * spent; returns the bound. A branch inherits its parent's costs, so a
+ * few sweeps take it close to where diffusion converges. */
+static int64_t diffuse(LypqGraph *g, Search *s, int sweeps, int64_t enough) {
+  int64_t lb = lower_bound(g);
+  for (int k = 0; k < sweeps && lb < enough; k++) {
+    s->work += alive_size(g);
+    for (int x = 0; x < g->nnodes; x++)
+      if (g->nodes[x].alive)
+        diffuse_node(g, x);
+    int64_t next = lower_bound(g);
+    if (next <= lb) {
+      lb = next > lb ? next : lb;
+      break;
+    }
+    lb = next;
+  }
+  return lb;
+}
+
+
 /* A compact copy of what is alive (caller ids kept, edges in the same
  * order, so the search sees the same graph); NULL on OOM. Branching copies
  * the whole remaining graph at every level, so this is the search's inner
@@ -579,7 +654,8 @@ static bool search(LypqGraph *g, Search *s) {
         return false;
       continue;
     }
-    if (s->have_best && lower_bound(g) >= s->best_cost)
+    int64_t lb = diffuse(g, s, BRANCH_SWEEPS, s->have_best ? s->best_cost : LYPQ_INF);
+    if (s->have_best && lb >= s->best_cost)
       return true;
     int x = branch_node(g), n = g->nodes[x].n;
     int *order = ly_malloc((size_t)(n + 2) * (sizeof(int) + sizeof(int64_t)) + (size_t)g->nnodes * sizeof(int));
@@ -622,7 +698,15 @@ LyStatus lypq_solve(LypqGraph *g, long budget, int *sel, LypqResult *out) {
     out->core = 0;
     for (int i = 0; i < g->nnodes; i++)
       out->core += g->nodes[i].alive;
-    root_lb = lower_bound(g);
+    long size = alive_size(g);
+    /* Where branch and bound will run, the root's bound after diffusion
+     * (at most a quarter of the budget); else the plain one. */
+    if (size <= budget / MIN_BRANCHES && size) {
+      long sweeps = budget / 4 / size;
+      root_lb = diffuse(g, &s, sweeps < ROOT_SWEEPS ? (int)sweeps : ROOT_SWEEPS, LYPQ_INF);
+    } else {
+      root_lb = lower_bound(g);
+    }
     ok = search(g, &s);
   }
   ok = ok && !s.oom;
