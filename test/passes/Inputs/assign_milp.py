@@ -394,58 +394,92 @@ def check_output(f, inst, out, i):
         "the output costs %d, the dump says %s (output-cost %s)" % (measured, inst["cost"], inst["output-cost"])
 
 
-def main():
-    seed, count = int(sys.argv[1]), int(sys.argv[2])
-    count = int(os.environ.get("LAYOUTC_MILP_CASES", count))
-    if os.environ.get("LAYOUTC_TEST_QUICK"):
-        count = max(3, count // 10)
-    rng = random.Random(seed)
-    fs = [gen(rng, i) for i in range(count)]
-    text = "// -----\n".join(D.emit(f, "f%d" % i) for i, (_, f) in enumerate(fs))
+def run_pass(fs):
+    """The outputs, dumped instances and seconds of one layoutc run on fs."""
+    text = "// -----\n".join(D.emit(f, "f%d" % i) for i, f in enumerate(fs))
     with tempfile.TemporaryDirectory() as tmp:
         dump = os.path.join(tmp, "pbqp.txt")
         t0 = time.time()
         r = subprocess.run(["layoutc", "opt", "-", "--split-input-file", "--assign-layouts", "--dump-pbqp=" + dump],
                            input=text, capture_output=True, text=True)
-        t_pass = time.time() - t0
+        seconds = time.time() - t0
         if r.returncode != 0:
             sys.exit("layoutc opt failed:\n" + r.stderr[:4000])
         with open(dump) as fd:
             insts = parse_dump(fd.read())
     outs = r.stdout.split("// -----\n")
     assert len(outs) == len(fs) == len(insts), (len(outs), len(fs), len(insts))
-    gaps, optimal, proven, t_milp = [], 0, 0, 0.0
-    by_family = {}
+    for i, inst in enumerate(insts):
+        assert inst["name"] == "f%d" % i, inst["name"]
+    return outs, insts, seconds
+
+
+def check(f, inst, out, i):
+    """The checks on one function; returns (the pass's cost, the optimum)."""
+    assert price(inst, inst["select"]) == inst["cost"], \
+        "the selection costs %s here, the pass says %s" % (price(inst, inst["select"]), inst["cost"])
+    opt, _, _ = solve_milp(inst)
+    cost = inst["cost"]
+    assert cost >= opt, "the pass (%d) beats the MILP optimum (%d)" % (cost, opt)
+    assert inst["lower-bound"] <= opt, "lower bound %d above the optimum %d" % (inst["lower-bound"], opt)
+    assert inst["status"] in ("proven-optimal", "not-proven"), inst["status"]
+    assert inst["status"] != "proven-optimal" or cost == opt, "proven optimal at %d, the optimum is %d" % (cost, opt)
+    assert 100 * cost <= 101 * opt, "cost %d is more than 1%% above the optimum %d" % (cost, opt)
+    check_output(f, inst, out, i)
+    return cost, opt
+
+
+def check_small(seed, count):
+    """The MILP against assign_diff.py's enumeration of its own model, on
+    functions small enough to enumerate: both exact, so they must agree
+    (the dump is the model of SPEC 3.6, the MILP solves it)."""
+    rng, L, fs, opts = random.Random(seed), D.Layouts(), [], []
+    while len(fs) < count:
+        f = D.gen(rng, len(fs))
+        opt = D.optimum(f, L, 400)
+        if opt is not None:
+            fs.append(f)
+            opts.append(opt)
+    outs, insts, _ = run_pass(fs)
+    for i, (f, want, inst, out) in enumerate(zip(fs, opts, insts, outs)):
+        try:
+            cost, opt = check(f, inst, out, i)
+            assert opt == want, "MILP optimum %d, enumeration %d" % (opt, want)
+        except AssertionError as e:
+            sys.exit("small f%d: %s\n%s\n->\n%s" % (i, e, D.emit(f, "f%d" % i), out))
+
+
+def main():
+    seed, count = int(sys.argv[1]), int(sys.argv[2])
+    count = int(os.environ.get("LAYOUTC_MILP_CASES", count))
+    if os.environ.get("LAYOUTC_TEST_QUICK"):
+        count = max(3, count // 10)
+    t_start = time.time()
+    nsmall = max(3, count // 5)
+    check_small(seed, nsmall)
+    rng = random.Random(seed)
+    fs = [gen(rng, i) for i in range(count)]
+    outs, insts, t_pass = run_pass([f for _, f in fs])
+    gaps, optimal, proven, by_family = [], 0, 0, {}
+    t_milp = time.time()
     for i, ((family, f), inst, out) in enumerate(zip(fs, insts, outs)):
         try:
-            assert inst["name"] == "f%d" % i, inst["name"]
-            assert price(inst, inst["select"]) == inst["cost"], \
-                "the selection costs %s here, the pass says %s" % (price(inst, inst["select"]), inst["cost"])
-            t0 = time.time()
-            opt, _, _ = solve_milp(inst)
-            t_milp += time.time() - t0
-            cost = inst["cost"]
-            assert cost >= opt, "the pass (%d) beats the MILP optimum (%d)" % (cost, opt)
-            assert inst["lower-bound"] <= opt, "lower bound %d above the optimum %d" % (inst["lower-bound"], opt)
-            assert inst["status"] in ("proven-optimal", "not-proven"), inst["status"]
-            assert inst["status"] != "proven-optimal" or cost == opt, \
-                "proven optimal at %d, the optimum is %d" % (cost, opt)
-            assert cost <= 1.01 * opt, "cost %d is more than 1%% above the optimum %d" % (cost, opt)
-            check_output(f, inst, out, i)
+            cost, opt = check(f, inst, out, i)
         except AssertionError as e:
             sys.exit("f%d (%s, %d ops): %s\n%s\n->\n%s" % (i, family, len(f.ops), e, D.emit(f, "f%d" % i), out))
-        gap = (cost - opt) / opt if opt else 0.0
-        gaps.append(gap)
+        gaps.append((cost - opt) / opt if opt else 0.0)
         optimal += cost == opt
         proven += inst["status"] == "proven-optimal"
         fam = by_family.setdefault(family, [0, 0])
         fam[0] += 1
         fam[1] += cost == opt
     print("assign-layouts against the MILP optimum on %d functions of 50-100 ops: %d optimal, %d proven optimal by "
-          "the pass; gap max %.4f%%, mean %.5f%%" % (len(fs), optimal, proven, 100 * max(gaps), 100 * sum(gaps) / len(gaps)))
+          "the pass; gap max %.4f%%, mean %.5f%%; and on %d small ones against enumeration" % (
+              len(fs), optimal, proven, 100 * max(gaps), 100 * sum(gaps) / len(gaps), nsmall))
     print("families: " + ", ".join("%s %d/%d optimal" % (k, v[1], v[0]) for k, v in sorted(by_family.items())),
           file=sys.stderr)
-    print("time: pass %.1f s, MILP %.1f s" % (t_pass, t_milp), file=sys.stderr)
+    print("seconds: pass %.1f, checks %.1f, all %.1f" % (t_pass, time.time() - t_milp, time.time() - t_start),
+          file=sys.stderr)
 
 
 if __name__ == "__main__":
