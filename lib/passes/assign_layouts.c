@@ -1228,7 +1228,8 @@ static void remark(Assign *A, const LypqResult *r, int64_t model) {
   else if (exact && !r->optimal)
     lyir_note(A->m, A->f->loc,
               "assign-layouts: '@%.*s' is not proven optimal: branch and bound stopped at its budget after %ld "
-              "branches and the RN heuristic chose the rest (cost %" PRId64 ", lower bound %" PRId64 ")",
+              "branches, and the best selection it found, after local search, is kept (cost %" PRId64
+              ", lower bound %" PRId64 ")",
               A->f->name.len, A->f->name.s, r->branches, total, r->lower_bound);
   if (!(A->flags & LY_PASS_EXPLAIN))
     return;

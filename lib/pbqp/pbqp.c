@@ -1,6 +1,7 @@
 /* pbqp: reductions R0/R1/R2, branch and bound over them with bounds from
- * min-sum diffusion, RN and local search for incumbents (see pbqp.h). Each branch works on a compact
- * copy of what is left of the graph, so undoing a branch is freeing it. */
+ * min-sum diffusion, RN and local search for incumbents (see pbqp.h). Each
+ * branch works on a compact copy of what is left of the graph, so undoing a
+ * branch is freeing it. */
 #include "pbqp/pbqp.h"
 
 #include <string.h>
@@ -489,7 +490,6 @@ static int64_t diffuse(LypqGraph *g, Search *s, int sweeps, int64_t enough) {
   }
   return lb;
 }
-
 
 /* A compact copy of what is alive (caller ids kept, edges in the same
  * order, so the search sees the same graph); NULL on OOM. Branching copies
