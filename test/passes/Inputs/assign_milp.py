@@ -266,7 +266,7 @@ def parse_dump(text):
             cur["status"] = w[1]
         elif w[0] == "end":
             assert len(cur["nodes"]) == cur["nn"] and len(cur["edges"]) == cur["ne"], where
-            assert len(cur.get("select", [])) == cur["nn"], where
+            assert len(cur.get("select", [])) == cur["nn"] or cur.get("status") == "infeasible", where
             out.append(cur)
             cur = None
         else:
