@@ -36,9 +36,11 @@ config.substitutions.append(("%S_src", config.test_source_root))
 
 if os.path.exists(os.path.join(bindir, "dnnl_oracle")):
     config.available_features.add("dnnl")
-try:
-    import subprocess
-    subprocess.check_call([python, "-c", "import numpy"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    config.available_features.add("numpy")
-except Exception:
-    pass
+import subprocess
+for module in ("numpy", "scipy"):  # python3-numpy, python3-scipy
+    try:
+        subprocess.check_call([python, "-c", "import " + module], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+        config.available_features.add(module)
+    except Exception:
+        pass

@@ -156,6 +156,12 @@ typedef enum {
  * unspecified: destroy it). */
 LAYOUTC_API LyStatus lyModuleRunPass(LyModule m, const char *pass, unsigned flags);
 
+/* assign-layouts writes the PBQP it builds for each function, and the
+ * answer it chose, to cb (the text format of docs/passes.md, "Dumping the
+ * PBQP"), in pieces of whole lines; cb NULL stops. For checking the solver
+ * against an independent one; the pass itself is unchanged by it. */
+LAYOUTC_API void lyModuleSetPbqpDump(LyModule m, LyStringCallback cb, void *user);
+
 /* Runs a pipeline: registered pass names separated by commas (spaces
  * around names allowed), as `mlir-opt --pass-pipeline` does, e.g.
  * "legalize-reshapes". The whole string is checked before anything runs;

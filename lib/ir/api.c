@@ -10,6 +10,11 @@ LyModule lyModuleParse(LyContext ctx, const char *text, size_t len, const char *
 
 void lyModuleDestroy(LyModule m) { lyir_module_destroy(unwrap(m)); }
 
+void lyModuleSetPbqpDump(LyModule m, LyStringCallback cb, void *user) {
+  unwrap(m)->pbqp_dump = cb;
+  unwrap(m)->pbqp_dump_user = user;
+}
+
 LyStatus lyModuleVerify(LyModule m) { return lyir_verify(unwrap(m)) ? LY_OK : LY_ERROR_INVALID; }
 
 /* Large modules reach the callback in pieces of about this size. */

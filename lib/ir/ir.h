@@ -95,6 +95,8 @@ typedef struct LyirModule {
   LySource src; /* the module's own copy: diagnostics show its lines */
   LyirFunc *first, *last;
   struct LyirLayoutMemo *layouts; /* lyir_layout_apply's answers (layout_attr.c) */
+  LyStringCallback pbqp_dump;     /* assign-layouts' instances go here (lyModuleSetPbqpDump) */
+  void *pbqp_dump_user;
 } LyirModule;
 
 /* --- Op kinds ---------------------------------------------------------------- */

@@ -143,8 +143,17 @@ typedef struct {
   PtrMap memo;  /* (op, NULL): signature; (type, &row_major): its row-major */
   LypqGraph *g;
   int nnodes;
+  /* With a PBQP dump only: what each copy node stands for (node id, value,
+   * layout), for its label. */
+  struct CopyNode *copy_nodes;
+  int ncopy_nodes, ccopy_nodes;
   bool oom;
 } Assign;
+
+typedef struct CopyNode {
+  int node, value;
+  const LyTypeImpl *t;
+} CopyNode;
 
 /* --- Small helpers ------------------------------------------------------------- */
 
@@ -784,6 +793,23 @@ static bool source_asks(Assign *A, const Val *x, int key, int k, const LyTypeImp
   return false;
 }
 
+/* Remembers what copy node y stands for, when the PBQP is dumped. */
+static bool note_copy_node(Assign *A, int y, const Val *x, const LyTypeImpl *t) {
+  if (!A->m->pbqp_dump)
+    return true;
+  if (A->ncopy_nodes == A->ccopy_nodes) {
+    int c = A->ccopy_nodes ? 2 * A->ccopy_nodes : 64;
+    CopyNode *n = ly_realloc(A->copy_nodes, (size_t)c * sizeof *n);
+    if (!n) {
+      A->oom = true;
+      return false;
+    }
+    A->copy_nodes = n, A->ccopy_nodes = c;
+  }
+  A->copy_nodes[A->ncopy_nodes++] = (CopyNode){y, (int)(x - A->vals), t};
+  return true;
+}
+
 /* The copies of x into t: paid once however many uses ask (SPEC 3.6). One
  * source: a cost on x or an edge to it; several: a node "x has a copy in
  * t" (0: no, 1: yes) that each asking choice requires. */
@@ -826,7 +852,7 @@ static void copies_to(Assign *A, Val *x, const LyTypeImpl *t, int *keys) {
   for (int i = 0; i < nkeys; i++)
     constant |= keys[i] == -1, self |= keys[i] == -2;
   int y = new_node(A, 2);
-  if (y < 0)
+  if (y < 0 || !note_copy_node(A, y, x, t))
     return;
   if (constant)
     lypq_add_cost(A->g, y, 0, LYPQ_INF);
@@ -1025,6 +1051,121 @@ static LyStatus apply(Assign *A, const int *sel) {
   return A->oom ? LY_ERROR_NOMEM : LY_OK;
 }
 
+/* --- Dumping the PBQP (lyModuleSetPbqpDump; the format is in docs/passes.md) ------- */
+
+/* Hands the line in b to the dump and empties b. */
+static void dump_flush(Assign *A, LyBuf *b) {
+  if (b->oom)
+    A->oom = true;
+  else if (b->len)
+    A->m->pbqp_dump(b->data, b->len, A->m->pbqp_dump_user);
+  b->len = 0;
+}
+
+static void dump_cost(LyBuf *b, int64_t c) {
+  if (c >= LYPQ_INF)
+    ly_buf_puts(b, " inf");
+  else
+    ly_buf_printf(b, " %" PRId64, c);
+}
+
+static void dump_name(LyBuf *b, const LyirValue *v) { ly_buf_printf(b, "%%%.*s", v->name.len, v->name.s); }
+
+/* The label after a node's costs: what the node chooses. */
+static void dump_label(Assign *A, LyBuf *b, int x, const int *value_of, const int *op_of, const int *copy_of) {
+  if (value_of[x] >= 0) {
+    ly_buf_puts(b, " ; value ");
+    dump_name(b, A->vals[value_of[x]].v);
+  } else if (op_of[x] >= 0) {
+    const LyirOp *op = A->ops[op_of[x]];
+    ly_buf_puts(b, " ; variants ");
+    if (op->nresults)
+      dump_name(b, op->results[0]);
+    else
+      ly_buf_printf(b, "@%d:%d", op->loc.line, op->loc.col);
+  } else if (copy_of[x] >= 0) {
+    const CopyNode *c = &A->copy_nodes[copy_of[x]];
+    ly_buf_puts(b, " ; copy ");
+    dump_name(b, A->vals[c->value].v);
+    ly_buf_puts(b, " ");
+    lyir_type_str(c->t, b);
+  }
+}
+
+/* The instance, before solving consumes it: nodes with their costs and
+ * label, the candidate layouts of value nodes, then the edges. */
+static void dump_instance(Assign *A) {
+  int n = lypq_node_count(A->g), ne = lypq_edge_count(A->g);
+  int *value_of = aalloc(A, 3 * (size_t)n * sizeof *value_of), *op_of = value_of + n, *copy_of = op_of + n;
+  if (!value_of)
+    return;
+  for (int x = 0; x < 3 * n; x++)
+    value_of[x] = -1;
+  for (int i = 0; i < A->nvals; i++)
+    if (A->vals[i].node >= 0)
+      value_of[A->vals[i].node] = i;
+  for (int o = 0; o < A->nops; o++)
+    if (A->opnode[o] >= 0)
+      op_of[A->opnode[o]] = o;
+  for (int k = 0; k < A->ncopy_nodes; k++)
+    copy_of[A->copy_nodes[k].node] = k;
+  LyBuf b;
+  ly_buf_init(&b);
+  ly_buf_printf(&b, "pbqp @%.*s nodes %d edges %d\n", A->f->name.len, A->f->name.s, n, ne);
+  for (int x = 0; x < n; x++) {
+    int nc = lypq_node_size(A->g, x);
+    const int64_t *c = lypq_node_costs(A->g, x);
+    ly_buf_printf(&b, "node %d %d", x, nc);
+    for (int i = 0; i < nc; i++)
+      dump_cost(&b, c[i]);
+    dump_label(A, &b, x, value_of, op_of, copy_of);
+    ly_buf_puts(&b, "\n");
+    for (int i = 0; value_of[x] >= 0 && i < nc; i++) {
+      ly_buf_printf(&b, "layout %d %d ", x, i);
+      lyir_type_str(A->vals[value_of[x]].c.t[i], &b);
+      ly_buf_puts(&b, "\n");
+    }
+    dump_flush(A, &b);
+  }
+  for (int e = 0; e < ne; e++) {
+    int u, v;
+    const int64_t *m = lypq_edge_matrix(A->g, e, &u, &v);
+    ly_buf_printf(&b, "edge %d %d", u, v);
+    for (int i = 0; i < lypq_node_size(A->g, u) * lypq_node_size(A->g, v); i++)
+      dump_cost(&b, m[i]);
+    ly_buf_puts(&b, "\n");
+    dump_flush(A, &b);
+  }
+  ly_buf_free(&b);
+}
+
+/* The answer: the selection (NULL when nothing is feasible), the cost the
+ * solver gives it, the cost of the output, the bound and how it was found. */
+static void dump_answer(Assign *A, const int *sel, const LypqResult *r, int64_t output) {
+  LyBuf b;
+  ly_buf_init(&b);
+  if (sel) {
+    ly_buf_puts(&b, "select");
+    for (int x = 0; x < A->nnodes; x++)
+      ly_buf_printf(&b, " %d", sel[x]);
+    ly_buf_puts(&b, "\ncost");
+    dump_cost(&b, r->cost);
+    ly_buf_puts(&b, "\noutput-cost");
+    dump_cost(&b, output);
+    ly_buf_puts(&b, "\n");
+  }
+  const char *how = A->flags & LY_PASS_ASSIGN_GREEDY      ? "greedy"
+                    : A->flags & LY_PASS_ASSIGN_ROW_MAJOR ? "row-major"
+                    : !sel                                 ? "infeasible"
+                    : r->optimal                           ? "proven-optimal"
+                                                           : "not-proven";
+  ly_buf_puts(&b, "lower-bound");
+  dump_cost(&b, r->lower_bound); /* the greedy baseline's is 0 */
+  ly_buf_printf(&b, "\nstatus %s\nend\n", how);
+  dump_flush(A, &b);
+  ly_buf_free(&b);
+}
+
 /* --- The pass --------------------------------------------------------------------- */
 
 static bool index_func(Assign *A) {
@@ -1087,7 +1228,8 @@ static void remark(Assign *A, const LypqResult *r, int64_t model) {
   else if (exact && !r->optimal)
     lyir_note(A->m, A->f->loc,
               "assign-layouts: '@%.*s' is not proven optimal: branch and bound stopped at its budget after %ld "
-              "branches and the RN heuristic chose the rest (cost %" PRId64 ", lower bound %" PRId64 ")",
+              "branches, and the best selection it found, after local search, is kept (cost %" PRId64
+              ", lower bound %" PRId64 ")",
               A->f->name.len, A->f->name.s, r->branches, total, r->lower_bound);
   if (!(A->flags & LY_PASS_EXPLAIN))
     return;
@@ -1109,6 +1251,12 @@ static LyStatus solve_and_apply(Assign *A) {
     return LY_ERROR_NOMEM;
   LypqResult r;
   LyStatus st = LY_OK;
+  if (A->m->pbqp_dump)
+    dump_instance(A);
+  if (A->oom) {
+    ly_free(sel);
+    return LY_ERROR_NOMEM;
+  }
   if (A->flags & LY_PASS_ASSIGN_GREEDY) {
     const int *order = greedy_order(A);
     if (!order) {
@@ -1130,6 +1278,10 @@ static LyStatus solve_and_apply(Assign *A) {
     st = apply(A, sel);
   if (st == LY_OK)
     remark(A, &r, r.cost);
+  if (A->m->pbqp_dump && (st == LY_OK || (st == LY_ERROR_INVALID && r.cost >= LYPQ_INF))) {
+    int64_t rel, var;
+    dump_answer(A, st == LY_OK ? sel : NULL, &r, output_cost(A, &rel, &var));
+  }
   ly_free(sel);
   return st;
 }
@@ -1156,6 +1308,7 @@ static LyStatus assign_func(LyirModule *m, LyirFunc *f, unsigned flags) {
   map_free(&A.plans);
   map_free(&A.memo);
   ly_free(A.dem);
+  ly_free(A.copy_nodes);
   ly_arena_free(&A.arena);
   return st;
 }

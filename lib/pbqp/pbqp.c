@@ -1,6 +1,7 @@
-/* pbqp: reductions R0/R1/R2, branch and bound over them, and the RN
- * heuristic past the budget (see pbqp.h). Each branch works on a compact
- * copy of what is left of the graph, so undoing a branch is freeing it. */
+/* pbqp: reductions R0/R1/R2, branch and bound over them with bounds from
+ * min-sum diffusion, RN and local search for incumbents (see pbqp.h). Each
+ * branch works on a compact copy of what is left of the graph, so undoing a
+ * branch is freeing it. */
 #include "pbqp/pbqp.h"
 
 #include <string.h>
@@ -220,6 +221,21 @@ bool lypq_add_edge(LypqGraph *g, int u, int v, const int64_t *m) {
   return true;
 }
 
+int lypq_node_count(const LypqGraph *g) { return g->nnodes; }
+
+const int64_t *lypq_node_costs(const LypqGraph *g, int x) {
+  LY_ASSERT(x >= 0 && x < g->nnodes);
+  return g->nodes[x].c;
+}
+
+int lypq_edge_count(const LypqGraph *g) { return g->nedges; }
+
+const int64_t *lypq_edge_matrix(const LypqGraph *g, int e, int *u, int *v) {
+  LY_ASSERT(e >= 0 && e < g->nedges && g->edges[e].alive);
+  *u = g->edges[e].u, *v = g->edges[e].v;
+  return g->edges[e].m;
+}
+
 /* Entry (i of x, j of the other end) of a matrix seen from x. */
 static int64_t at(const int64_t *m, bool x_is_u, int nx, int ny, int i, int j) {
   return x_is_u ? m[i * ny + j] : m[j * nx + i];
@@ -360,27 +376,35 @@ static bool reduce(LypqGraph *g, Search *s) {
 
 /* Every edge is owned by its first end; each node pays at least its
  * cheapest choice plus, for each edge it owns, the cheapest entry of that
- * choice's row (tighter than the sum of separate minima). */
+ * choice's row (tighter than the sum of separate minima). This is node
+ * x's term at choice i (or something at least `cap` once it reaches it). */
+static int64_t node_term(const LypqGraph *g, int x, int i, int64_t cap) {
+  const Node *nx = &g->nodes[x];
+  int64_t v = nx->c[i];
+  for (int k = 0; k < nx->nadj && v < cap; k++) {
+    const Edge *ed = &g->edges[nx->adj[k]];
+    if (ed->u != x)
+      continue;
+    int nv = g->nodes[ed->v].n;
+    v = lypq_add(v, vec_min(&ed->m[i * nv], nv, NULL));
+  }
+  return v;
+}
+
+static int64_t node_min_term(const LypqGraph *g, int x) {
+  int64_t best = LYPQ_INF;
+  for (int i = 0; i < g->nodes[x].n && best > 0; i++) {
+    int64_t v = node_term(g, x, i, best);
+    best = v < best ? v : best;
+  }
+  return best;
+}
+
 static int64_t lower_bound(const LypqGraph *g) {
   int64_t lb = g->constant;
-  for (int x = 0; x < g->nnodes; x++) {
-    const Node *nx = &g->nodes[x];
-    if (!nx->alive)
-      continue;
-    int64_t best = LYPQ_INF;
-    for (int i = 0; i < nx->n && best > 0; i++) {
-      int64_t v = nx->c[i];
-      for (int k = 0; k < nx->nadj && v < best; k++) {
-        const Edge *ed = &g->edges[nx->adj[k]];
-        if (ed->u != x)
-          continue;
-        int nv = g->nodes[ed->v].n;
-        v = lypq_add(v, vec_min(&ed->m[i * nv], nv, NULL));
-      }
-      best = v < best ? v : best;
-    }
-    lb = lypq_add(lb, best);
-  }
+  for (int x = 0; x < g->nnodes; x++)
+    if (g->nodes[x].alive)
+      lb = lypq_add(lb, node_min_term(g, x));
   return lb;
 }
 
@@ -389,6 +413,83 @@ static int64_t lower_bound(const LypqGraph *g) {
 #define MIN_BRANCHES 64
 
 static long alive_size(const LypqGraph *g) { return g->nalive + 2 * g->nedges_alive; }
+
+/* --- Reparametrisation: min-sum diffusion ---------------------------------------- */
+
+/* Moves cost between node x and its edges without changing the cost of any
+ * selection (min-sum diffusion: Kovalevsky and Koval; Werner, PAMI 2007):
+ * x takes the cheapest entry of each of its rows, then gives an equal share
+ * of its vector back to each edge. Repeated over the graph, it raises
+ * lower_bound() towards the bound of the LP relaxation. Entries stay in
+ * [0, INF]; a row that is all INF makes that choice INF. */
+static void diffuse_node(LypqGraph *g, int x) {
+  Node *nx = &g->nodes[x];
+  int deg = nx->nadj;
+  for (int k = 0; k < deg; k++) {
+    const Edge *ed = &g->edges[nx->adj[k]];
+    bool xu = ed->u == x;
+    int ny = g->nodes[xu ? ed->v : ed->u].n;
+    size_t step = xu ? 1 : (size_t)nx->n;
+    for (int i = 0; i < nx->n; i++) {
+      int64_t *row = xu ? ed->m + (size_t)i * (size_t)ny : ed->m + i, m = LYPQ_INF;
+      for (int j = 0; j < ny; j++)
+        m = row[j * step] < m ? row[j * step] : m;
+      if (m >= LYPQ_INF)
+        nx->c[i] = LYPQ_INF;
+      if (m >= LYPQ_INF || m == 0)
+        continue;
+      for (int j = 0; j < ny; j++)
+        if (row[j * step] < LYPQ_INF)
+          row[j * step] -= m;
+      nx->c[i] = lypq_add(nx->c[i], m);
+    }
+  }
+  /* An impossible choice's rows become INF, so no edge's minimum counts
+   * them. */
+  for (int i = 0; deg && i < nx->n; i++) {
+    int64_t share = nx->c[i] < LYPQ_INF ? nx->c[i] / deg : LYPQ_INF;
+    if (!share)
+      continue;
+    for (int k = 0; k < deg; k++) {
+      const Edge *ed = &g->edges[nx->adj[k]];
+      bool xu = ed->u == x;
+      int ny = g->nodes[xu ? ed->v : ed->u].n;
+      size_t step = xu ? 1 : (size_t)nx->n;
+      int64_t *row = xu ? ed->m + (size_t)i * (size_t)ny : ed->m + i;
+      for (int j = 0; j < ny; j++)
+        row[j * step] = lypq_add(row[j * step], share);
+    }
+    if (share < LYPQ_INF)
+      nx->c[i] -= share * deg;
+  }
+}
+
+/* Rounds of local search, at most. */
+#define LOCAL_SEARCH_ROUNDS 16
+
+/* Sweeps at the root, and at most per branch. */
+#define ROOT_SWEEPS 100
+#define BRANCH_SWEEPS 8
+
+/* Diffuses until the bound reaches `enough`, stops rising or `sweeps` is
+ * spent; returns the bound. A branch inherits its parent's costs, so a
+ * few sweeps take it close to where diffusion converges. */
+static int64_t diffuse(LypqGraph *g, Search *s, int sweeps, int64_t enough) {
+  int64_t lb = lower_bound(g);
+  for (int k = 0; k < sweeps && lb < enough; k++) {
+    s->work += alive_size(g);
+    for (int x = 0; x < g->nnodes; x++)
+      if (g->nodes[x].alive)
+        diffuse_node(g, x);
+    int64_t next = lower_bound(g);
+    if (next <= lb) {
+      lb = next > lb ? next : lb;
+      break;
+    }
+    lb = next;
+  }
+  return lb;
+}
 
 /* A compact copy of what is alive (caller ids kept, edges in the same
  * order, so the search sees the same graph); NULL on OOM. Branching copies
@@ -523,9 +624,9 @@ static void leaf(Search *s, int64_t cost) {
   s->have_best = true;
 }
 
-/* Past the budget, RN in place: the next alive node in id order (a
- * monotone scan, so the whole run is linear), at its locally cheapest
- * choice. */
+/* One step of RN: the next alive node in id order (a monotone scan, so a
+ * whole run is linear), at its locally cheapest choice. In place past the
+ * budget; on a copy for the first incumbent. */
 static bool rn_step(LypqGraph *g, Search *s) {
   while (!g->nodes[g->scan].alive)
     g->scan++;
@@ -537,6 +638,158 @@ static bool rn_step(LypqGraph *g, Search *s) {
   order_choices(g, x, order, est);
   bool ok = fix(g, x, order[0], s);
   ly_free(order);
+  return ok;
+}
+
+/* Reduced-cost fixing: a selection cheaper than the incumbent cannot give
+ * node x choice i when the bound lb, with x's term at i instead of its
+ * least, reaches the incumbent; such a choice becomes INF (diffusion then
+ * makes its rows INF). A node left with one choice is fixed at it. Where
+ * the bound is nearly tight this decides most of the graph without
+ * branching. Sets *fixed when it fixed a node; false on OOM. (A node's
+ * term depends only on its own vector and the edges it owns, so marking
+ * one node's choices leaves the others' terms, and lb, as they were.) */
+static bool tighten(LypqGraph *g, Search *s, int64_t lb, bool *fixed) {
+  *fixed = false;
+  s->work += alive_size(g);
+  for (int x = 0; x < g->nnodes; x++) {
+    Node *nx = &g->nodes[x];
+    if (!nx->alive)
+      continue;
+    int64_t rest = lb - node_min_term(g, x);
+    for (int i = 0; i < nx->n; i++)
+      if (nx->c[i] < LYPQ_INF && lypq_add(rest, node_term(g, x, i, s->best_cost)) >= s->best_cost)
+        nx->c[i] = LYPQ_INF;
+  }
+  for (int x = 0; x < g->nnodes; x++) {
+    Node *nx = &g->nodes[x];
+    int left = 0, pick = 0;
+    for (int i = 0; nx->alive && i < nx->n; i++)
+      if (nx->c[i] < LYPQ_INF)
+        left++, pick = i;
+    if (left == 1) {
+      if (!fix(g, x, pick, s))
+        return false;
+      *fixed = true;
+    }
+  }
+  return true;
+}
+
+/* --- A first incumbent, and local search ------------------------------------------ */
+
+/* Choice i of alive node x given the choices of its neighbours in sel (by
+ * caller ids), leaving out edge `skip` (-1: none). */
+static int64_t local_cost(const LypqGraph *g, int x, int i, const int *sel, int skip) {
+  const Node *nx = &g->nodes[x];
+  int64_t v = nx->c[i];
+  for (int k = 0; k < nx->nadj && v < LYPQ_INF; k++) {
+    if (nx->adj[k] == skip)
+      continue;
+    const Edge *ed = &g->edges[nx->adj[k]];
+    bool xu = ed->u == x;
+    const Node *ny = &g->nodes[xu ? ed->v : ed->u];
+    v = lypq_add(v, at(ed->m, xu, nx->n, ny->n, i, sel[ny->orig]));
+  }
+  return v;
+}
+
+/* The cost of a selection of what is alive, plus the constant. */
+static int64_t alive_cost(const LypqGraph *g, const int *sel) {
+  int64_t c = g->constant;
+  for (int x = 0; x < g->nnodes; x++)
+    if (g->nodes[x].alive)
+      c = lypq_add(c, g->nodes[x].c[sel[g->nodes[x].orig]]);
+  for (int e = 0; e < g->nedges; e++) {
+    const Edge *ed = &g->edges[e];
+    if (ed->alive)
+      c = lypq_add(c, at(ed->m, true, g->nodes[ed->u].n, g->nodes[ed->v].n, sel[g->nodes[ed->u].orig],
+                         sel[g->nodes[ed->v].orig]));
+  }
+  return c;
+}
+
+/* The two ends of edge e take the best pair of choices given their other
+ * neighbours: a value and what it is tied to (its copy, the variant that
+ * makes it) can only move together. True if the selection changed. */
+static bool improve_pair(const LypqGraph *g, int e, int *sel) {
+  const Edge *ed = &g->edges[e];
+  const Node *nu = &g->nodes[ed->u], *nv = &g->nodes[ed->v];
+  int64_t bu[64], bv[64];
+  if (nu->n > 64 || nv->n > 64)
+    return false;
+  for (int i = 0; i < nu->n; i++)
+    bu[i] = local_cost(g, ed->u, i, sel, e);
+  for (int j = 0; j < nv->n; j++)
+    bv[j] = local_cost(g, ed->v, j, sel, e);
+  int su = sel[nu->orig], sv = sel[nv->orig], bi = su, bj = sv;
+  int64_t best = lypq_add(lypq_add(bu[su], bv[sv]), ed->m[su * nv->n + sv]);
+  for (int i = 0; i < nu->n; i++)
+    for (int j = 0; j < nv->n && bu[i] < best; j++) {
+      int64_t v = lypq_add(lypq_add(bu[i], bv[j]), ed->m[i * nv->n + j]);
+      if (v < best)
+        best = v, bi = i, bj = j;
+    }
+  sel[nu->orig] = bi, sel[nv->orig] = bj;
+  return bi != su || bj != sv;
+}
+
+/* Local search on what is alive (sel by caller ids): each node takes its
+ * best choice given its neighbours', then each edge's two ends their best
+ * pair, in rounds until nothing changes or `rounds` are spent. Never
+ * raises the cost; each round is counted as a copy of the graph. */
+static void local_search(const LypqGraph *g, int *sel, int rounds, Search *s) {
+  bool changed = true;
+  for (int r = 0; r < rounds && changed; r++) {
+    changed = false;
+    s->work += alive_size(g);
+    for (int x = 0; x < g->nnodes; x++) {
+      const Node *nx = &g->nodes[x];
+      if (!nx->alive)
+        continue;
+      int cur = sel[nx->orig], pick = cur;
+      int64_t best = local_cost(g, x, cur, sel, -1);
+      for (int i = 0; i < nx->n; i++) {
+        int64_t v = local_cost(g, x, i, sel, -1);
+        if (v < best)
+          best = v, pick = i;
+      }
+      sel[nx->orig] = pick;
+      changed |= pick != cur;
+    }
+    for (int e = 0; e < g->nedges; e++)
+      if (g->edges[e].alive)
+        changed |= improve_pair(g, e, sel);
+  }
+}
+
+/* Local search from the incumbent on the root's core g (the reductions
+ * before it are replayed by leaf); keeps the result if it is cheaper. */
+static void polish(const LypqGraph *g, Search *s, int rounds) {
+  memcpy(s->sel, s->best, (size_t)s->norig * sizeof *s->sel);
+  local_search(g, s->sel, rounds, s);
+  leaf(s, alive_cost(g, s->sel));
+}
+
+/* The first incumbent, before branch and bound: RN on a copy of the root's
+ * core (after diffusion its local choices are good ones), then local
+ * search. Branch and bound then prunes from its first branch, and stops at
+ * the root when the bound already meets it. */
+static bool first_incumbent(const LypqGraph *g, Search *s) {
+  int *local = ly_malloc((size_t)g->nnodes * sizeof *local + 1);
+  LypqGraph *h = local ? clone(g, local) : NULL;
+  int mark = s->nsteps;
+  bool ok = h != NULL;
+  s->work += alive_size(g);
+  while (ok && (ok = reduce(h, s)) && h->nalive)
+    ok = rn_step(h, s);
+  if (ok)
+    leaf(s, h->constant);
+  s->nsteps = mark;
+  lypq_destroy(h);
+  ly_free(local);
+  if (ok && s->have_best)
+    polish(g, s, LOCAL_SEARCH_ROUNDS);
   return ok;
 }
 
@@ -564,8 +817,14 @@ static bool search(LypqGraph *g, Search *s) {
         return false;
       continue;
     }
-    if (s->have_best && lower_bound(g) >= s->best_cost)
+    int64_t lb = diffuse(g, s, BRANCH_SWEEPS, s->have_best ? s->best_cost : LYPQ_INF);
+    if (s->have_best && lb >= s->best_cost)
       return true;
+    bool fixed = false;
+    if (s->have_best && !tighten(g, s, lb, &fixed))
+      return false;
+    if (fixed)
+      continue; /* reduce what the fixes left, and bound again */
     int x = branch_node(g), n = g->nodes[x].n;
     int *order = ly_malloc((size_t)(n + 2) * (sizeof(int) + sizeof(int64_t)) + (size_t)g->nnodes * sizeof(int));
     if (!order)
@@ -603,12 +862,27 @@ LyStatus lypq_solve(LypqGraph *g, long budget, int *sel, LypqResult *out) {
   s.best = ly_malloc((size_t)g->nnodes * sizeof *s.best + 1);
   bool ok = !g->oom && s.best && reduce(g, &s);
   int64_t root_lb = 0;
+  bool branching = false;
   if (ok) {
     out->core = 0;
     for (int i = 0; i < g->nnodes; i++)
       out->core += g->nodes[i].alive;
-    root_lb = lower_bound(g);
-    ok = search(g, &s);
+    long size = alive_size(g);
+    /* Where branch and bound will run, the root's bound after diffusion
+     * (at most a quarter of the budget); else the plain one. */
+    if (size <= budget / MIN_BRANCHES && size) {
+      long sweeps = budget / 4 / size;
+      root_lb = diffuse(g, &s, sweeps < ROOT_SWEEPS ? (int)sweeps : ROOT_SWEEPS, LYPQ_INF);
+      branching = first_incumbent(g, &s);
+      ok = branching;
+    } else {
+      root_lb = lower_bound(g);
+    }
+    ok = ok && search(g, &s);
+    /* Stopped at the budget: the root's core is intact (branches work on
+     * copies), so local search can still improve the best found. */
+    if (ok && branching && s.exhausted)
+      polish(g, &s, LOCAL_SEARCH_ROUNDS);
   }
   ok = ok && !s.oom;
   if (ok) {

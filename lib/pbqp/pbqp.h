@@ -6,12 +6,16 @@
  * Solving is exact: the reductions R0 (no edge), R1 (one edge) and R2 (two
  * edges) are optimal and solve trees and series-parallel graphs outright;
  * what remains (every node of degree 3 or more) is searched by branch and
- * bound, each branch fixing one node and reducing again. Past the budget
- * the remaining choices are made by the RN heuristic (fix the node of
- * highest degree at its locally cheapest choice) and the result says the
- * answer is not proven optimal. Without a solution yet, the search also
- * stops as soon as fewer than 64 copies of the remaining graph fit in the
- * rest of the budget (then branches is 0 if it never started).
+ * bound, each branch fixing one node and reducing again. The bound comes
+ * from min-sum diffusion (a reparametrisation that approaches the LP
+ * relaxation's bound; branches inherit it), and choices whose bound reaches
+ * the incumbent are struck out (reduced-cost fixing). The first incumbent
+ * is RN (each node in turn at its locally cheapest choice) followed by
+ * local search. Past the budget the best selection found so far is kept,
+ * after local search, and the result says the answer is not proven
+ * optimal. When fewer than 64 copies of the irreducible part fit in the
+ * budget, nothing of this runs: RN decides it in place (linear time), and
+ * branches is 0.
  *
  * Ownership: a graph owns its vectors and matrices (copied in); destroy it
  * with lypq_destroy. Every allocation goes through ly_malloc. */
@@ -58,6 +62,15 @@ typedef struct {
 /* Solves; sel[node] receives the choice of each node. The graph is
  * consumed (only lypq_destroy may follow). LY_OK or LY_ERROR_NOMEM. */
 LyStatus lypq_solve(LypqGraph *g, long budget, int *sel, LypqResult *out);
+
+/* Reading the problem back (before solving: lypq_solve consumes it). Nodes
+ * are 0 .. lypq_node_count - 1; edges 0 .. lypq_edge_count - 1, one per
+ * pair of nodes (added matrices are summed). lypq_edge_matrix gives the
+ * edge's ends and its matrix, u's choices by v's, row-major. */
+int lypq_node_count(const LypqGraph *g);
+const int64_t *lypq_node_costs(const LypqGraph *g, int x);
+int lypq_edge_count(const LypqGraph *g);
+const int64_t *lypq_edge_matrix(const LypqGraph *g, int e, int *u, int *v);
 
 /* The cost of a selection (before solving). */
 int64_t lypq_eval(const LypqGraph *g, const int *sel);

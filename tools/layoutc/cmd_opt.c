@@ -2,7 +2,9 @@
  * named on the command line in order (verifying after each) and prints the
  * result, like mlir-opt. With --split-input-file each `// -----` chunk is a
  * module of its own; with --verify-diagnostics the diagnostics are checked
- * against the chunk's expected-* annotations instead of printed. */
+ * against the chunk's expected-* annotations instead of printed. With
+ * --dump-pbqp=FILE, assign-layouts writes the PBQP of each function and
+ * its answer to FILE (docs/passes.md). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +15,7 @@
 #define MAX_PASSES 64
 
 typedef struct {
-  const char *path, *out_path;
+  const char *path, *out_path, *dump_path;
   const char *passes[MAX_PASSES];
   int npasses;
   bool split, verify, print_after_all;
@@ -55,6 +57,10 @@ static int parse_args(int argc, char **argv, OptArgs *a) {
       if (a->npasses == MAX_PASSES)
         return usage("opt: too many passes");
       a->passes[a->npasses++] = "assign-layouts";
+    } else if (!strncmp(s, "--dump-pbqp=", 12)) {
+      if (!s[12])
+        return usage("opt: --dump-pbqp= needs a file");
+      a->dump_path = s + 12;
     } else if (!strcmp(s, "-o")) {
       if (i + 1 == argc)
         return usage("opt: -o needs a file");
@@ -72,7 +78,14 @@ static int parse_args(int argc, char **argv, OptArgs *a) {
       a->path = s;
     }
   }
-  return a->path ? 0 : usage("opt needs a file ('-' for stdin)");
+  if (!a->path)
+    return usage("opt needs a file ('-' for stdin)");
+  bool assigns = false;
+  for (int i = 0; i < a->npasses; i++)
+    assigns |= !strcmp(a->passes[i], "assign-layouts");
+  if (a->dump_path && !assigns)
+    return usage("opt: --dump-pbqp= needs --assign-layouts: that pass builds the PBQP");
+  return 0;
 }
 
 /* --print-ir-after-all, in MLIR's format. */
@@ -99,10 +112,12 @@ static bool run_pipeline(const OptArgs *a, LyModule m) {
   return true;
 }
 
-static bool run_chunk(const OptArgs *a, LyContext ctx, const Chunk *ch, const char *name, FILE *out) {
+static bool run_chunk(const OptArgs *a, LyContext ctx, const Chunk *ch, const char *name, FILE *out, FILE *dump) {
   LyModule m = lyModuleParse(ctx, ch->text, ch->len, name);
   if (lyModuleIsNull(m))
     return false;
+  if (dump)
+    lyModuleSetPbqpDump(m, write_piece, dump);
   bool ok = run_pipeline(a, m);
   if (ok)
     lyModulePrint(m, write_piece, out);
@@ -137,9 +152,14 @@ int cmd_opt(int argc, char **argv) {
   int n = 0;
   Chunk *chunks = text ? chunks_of(&a, text, len, &n) : NULL;
   FILE *out = a.out_path ? fopen(a.out_path, "w") : stdout;
-  if (!chunks || !out) {
-    if (!out)
-      fprintf(stderr, "layoutc: cannot open '%s' for writing\n", a.out_path);
+  FILE *dump = a.dump_path ? fopen(a.dump_path, "w") : NULL;
+  if (!chunks || !out || (a.dump_path && !dump)) {
+    if (!out || (a.dump_path && !dump))
+      fprintf(stderr, "layoutc: cannot open '%s' for writing\n", !out ? a.out_path : a.dump_path);
+    if (out && out != stdout)
+      fclose(out);
+    if (dump)
+      fclose(dump);
     free(chunks);
     free(text);
     return EXIT_BAD_INPUT;
@@ -153,7 +173,7 @@ int cmd_opt(int argc, char **argv) {
     if (i)
       fprintf(out, "// -----\n");
     cap.line_offset = chunks[i].first_line - 1;
-    bool ok = run_chunk(&a, ctx, &chunks[i], name, out);
+    bool ok = run_chunk(&a, ctx, &chunks[i], name, out, dump);
     if (a.verify ? !verify_chunk(&chunks[i], &cap, name) : !ok)
       failures++;
   }
@@ -161,6 +181,10 @@ int cmd_opt(int argc, char **argv) {
   lyContextDestroy(ctx);
   if (out != stdout && fclose(out) != 0) {
     fprintf(stderr, "layoutc: error writing '%s'\n", a.out_path);
+    failures++;
+  }
+  if (dump && fclose(dump) != 0) {
+    fprintf(stderr, "layoutc: error writing '%s'\n", a.dump_path);
     failures++;
   }
   free(chunks);

@@ -21,6 +21,7 @@ static const char usage_text[] =
     "  parse FILE [--split-input-file] [--verify-diagnostics]\n"
     "                                canonical spelling of each type in FILE ('-': stdin)\n"
     "  opt FILE [--legalize-reshapes] [--split-input-file] [--verify-diagnostics]\n"
+    "      [--assign-layouts[=exact|greedy|row-major]] [--dump-pbqp=FILE]\n"
     "      [--print-ir-after-all] [--debug-reasons] [--strided-views] [-o OUT]\n"
     "                                verify FILE's functions, run the passes in order, print\n"
     "  reshape TYPE DIMS [--strided] the zero-copy view with new dims (row-major order kept);\n"

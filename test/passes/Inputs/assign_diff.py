@@ -210,6 +210,8 @@ def emit(f, name):
         elif o["kind"] == "transpose":
             out.append('  %%%s = "layout.transpose"(%s) {permutation = [%s]} : (%s) -> %s' % (
                 o["res"], ins, ", ".join(map(str, o["perm"])), itys, rty))
+        elif o["kind"] == "reshape":  # only assign_milp.py's functions have them
+            out.append('  %%%s = "layout.reshape"(%s) : (%s) -> %s' % (o["res"], ins, itys, rty))
         else:
             out.append('  %%%s = "layout.relayout"(%s) : (%s) -> %s' % (o["res"], ins, itys, rty))
     out.append('  "func.return"(%s) : (%s) -> ()' % (
@@ -417,6 +419,8 @@ def run_logical(f, inputs):
         xs = [env[x] for x in o["operands"]]
         if o["kind"] == "transpose":
             env[o["res"]] = np.transpose(xs[0], o["perm"])
+        elif o["kind"] == "reshape":
+            env[o["res"]] = np.reshape(xs[0], o["rdims"])
         elif o["kind"] == "relayout":
             env[o["res"]] = xs[0]
         else:
@@ -441,15 +445,29 @@ def split_types(s):
     return out
 
 
+def func_args(line):
+    """(name, type) of each '%name: type' of a 'func.func @f(...) ...' line
+    (types may nest '<...>' and '(...)', and hold commas)."""
+    start = line.index("(")
+    depth = 0
+    for end in range(start, len(line)):
+        depth += {"(": 1, ")": -1}.get(line[end], 0)
+        if depth == 0:
+            break
+    out = []
+    for piece in split_types(line[start + 1:end]):
+        name, t = piece.split(": ", 1)
+        out.append((name.strip()[1:], t.strip()))
+    return out
+
+
 def run_physical(text, f, inputs):
     """Runs the pass's output: buffers hold the physical bytes. Returns the
     returned logical values and the output's cost."""
     lines = text.strip().split("\n")
-    head = re.match(r"func\.func @\w+\((.*)\)(?: -> (.*))? \{$", lines[0])
-    assert head, lines[0]
+    assert re.match(r"func\.func @\w+\(.*\{$", lines[0]), lines[0]
     env = {}
-    for arg in re.finditer(r"%(\w+): (tensor<[^>]*(?:<[^>]*>[^>]*)*>)", head.group(1)):
-        name, t = arg.group(1), arg.group(2)
+    for name, t in func_args(lines[0]):
         off = offsets(t)
         buf = np.full(int(off.max()) + 1 if off.size else 1, np.nan)
         buf[off] = inputs[name].ravel()
@@ -559,4 +577,5 @@ def main():
     print("assign-layouts matched the exhaustive optimum on %d functions and ran them correctly" % len(cases))
 
 
-main()
+if __name__ == "__main__":
+    main()
