@@ -70,6 +70,63 @@ static void scan_type(LyiParser *p) {
   p->line_start = line_start;
 }
 
+/* Extends the token from p->cur (just after an opening `open`) to its
+ * balanced close, skipping strings and counting lines; false when the input
+ * ends first. Used for attributes kept as text (affine_map<...>, dense<...>,
+ * #dialect.x<...>) and for loc(...). */
+static bool scan_balanced(LyiParser *p, char open, char close) {
+  int depth = 1;
+  for (const char *q = p->cur; q < p->lim; q++) {
+    char c = *q;
+    if (c == '\n') {
+      p->line++;
+      p->line_start = q + 1;
+    } else if (c == '"') {
+      const char *e = q + 1;
+      while (e < p->lim && *e != '"' && *e != '\n')
+        e += *e == '\\' ? 2 : 1;
+      if (e >= p->lim || *e != '"')
+        return false;
+      q = e;
+    } else if (c == open) {
+      depth++;
+    } else if (c == close && !(close == '>' && q > p->cur && q[-1] == '-') && --depth == 0) {
+      p->cur = q + 1;
+      return true;
+    }
+  }
+  return false;
+}
+
+static int opaque_token(LyiParser *p, LYI_LTYPE *loc, LYI_STYPE *val, char open, char close, int tok) {
+  const char *begin = p->tok, *line_start = p->line_start;
+  int line = p->line;
+  if (!scan_balanced(p, open, close)) {
+    p->cur = p->tok + 1;
+    return lex_error(p, loc, open == '(' ? "'(' opened here is never closed" : "'<' opened here is never closed");
+  }
+  loc->first_line = line;
+  loc->first_column = (int)(begin - line_start) + 1;
+  loc->last_line = p->line;
+  loc->last_column = (int)(p->cur - p->line_start);
+  p->end_loc = (LyLoc){p->line, loc->last_column + 1};
+  val->str = (LyirStr){begin, (int)(p->cur - begin)};
+  return tok;
+}
+
+static int type_token(LyiParser *p, LYI_LTYPE *loc, LYI_STYPE *val) {
+  const char *begin = p->tok, *line_start = p->line_start;
+  int line = p->line;
+  scan_type(p);
+  loc->first_line = line;
+  loc->first_column = (int)(begin - line_start) + 1;
+  loc->last_line = p->line;
+  loc->last_column = (int)(p->cur - p->line_start);
+  p->end_loc = (LyLoc){p->line, loc->last_column + 1};
+  val->tt = (LyiTypeTok){(size_t)(begin - p->buf), (size_t)(p->cur - p->buf), (size_t)(line_start - p->buf)};
+  return LYI_TYPE;
+}
+
 int lyi_lex(LYI_STYPE *val, LYI_LTYPE *loc, LyiParser *p) {
   const char *YYMARKER = NULL;
 again:
@@ -98,18 +155,29 @@ again:
     "//" [^\n\x00]* { goto again; }
 
     "func.func" { set_loc(p, loc); return LYI_FUNC; }
+    "module" { set_loc(p, loc); return LYI_MODULE; }
+    "builtin.unrealized_conversion_cast" { set_loc(p, loc); return LYI_CAST; }
+    "attributes" { set_loc(p, loc); return LYI_ATTRIBUTES; }
+    "return" | "func.return" { set_loc(p, loc); return LYI_RETURN; }
     "->" { set_loc(p, loc); return LYI_ARROW; }
-    "tensor" {
-      const char *begin = p->tok, *line_start = p->line_start;
-      int line = p->line;
-      scan_type(p);
-      loc->first_line = line;
-      loc->first_column = (int)(begin - line_start) + 1;
-      loc->last_line = p->line;
-      loc->last_column = (int)(p->cur - p->line_start);
-      p->end_loc = (LyLoc){p->line, loc->last_column + 1};
-      val->tt = (LyiTypeTok){(size_t)(begin - p->buf), (size_t)(p->cur - p->buf), (size_t)(line_start - p->buf)};
-      return LYI_TYPE;
+    "tensor" { return type_token(p, loc, val); }
+    "tensor<" { p->cur--; return type_token(p, loc, val); }
+    /* MLIR attributes layoutc keeps as text: affine_map<...>, array<...>,
+     * dense<...>, #dialect.x<...>, and locations. */
+    bare_id "<" { return opaque_token(p, loc, val, '<', '>', LYI_OPAQUE); }
+    "#" bare_id "<" { return opaque_token(p, loc, val, '<', '>', LYI_OPAQUE); }
+    "loc(" { return opaque_token(p, loc, val, '(', ')', LYI_LOC); }
+    "#" bare_id { set_loc(p, loc); val->str = (LyirStr){p->tok, (int)(p->cur - p->tok)}; return LYI_HASH; }
+    "-"? digit+ "." digit* ([eE] [+-]? digit+)? {
+      set_loc(p, loc);
+      val->str = (LyirStr){p->tok, (int)(p->cur - p->tok)};
+      return LYI_OPAQUE;
+    }
+    "%" suffix_id ("#" digit+)? ":" digit+ {
+      /* `%0:2`, a group of results; the parser splits it */
+      set_loc(p, loc);
+      val->str = (LyirStr){p->tok + 1, (int)(p->cur - p->tok) - 1};
+      return LYI_VALUE_GROUP;
     }
 
     digit+ {
@@ -125,7 +193,7 @@ again:
       val->num = v;
       return LYI_INTEGER;
     }
-    "%" suffix_id { set_loc(p, loc); val->str = (LyirStr){p->tok + 1, (int)(p->cur - p->tok) - 1}; return LYI_VALUE; }
+    "%" suffix_id ("#" digit+)? { set_loc(p, loc); val->str = (LyirStr){p->tok + 1, (int)(p->cur - p->tok) - 1}; return LYI_VALUE; }
     "@" bare_id { set_loc(p, loc); val->str = (LyirStr){p->tok + 1, (int)(p->cur - p->tok) - 1}; return LYI_SYMBOL; }
     "%" { return lex_error(p, loc, "expected a value name after '%'"); }
     "@" { return lex_error(p, loc, "expected a function name after '@'"); }

@@ -31,6 +31,8 @@ typedef struct {
   LyTypeAst ast;
   bool have_layout, have_ms, tiled_ms, general_offset;
   LyLoc layout_loc, ms_loc;
+  LyLoc tiled_ms_loc;     /* a bare integer in tiled_layout (the RFC's memory space) */
+  int64_t tiled_ms_val;
   LyArena arena; /* nested digits and coefficients; freed after lowering */
   /* Digits under construction: frame 0 is a top-level digit, deeper frames
    * are nested sub-digits. */

@@ -29,7 +29,7 @@ static int open_bracket(LyParser *p, char c) {
 }
 
 static int close_bracket(LyParser *p, char c) {
-  static const char pairs[] = "<>()[]";
+  static const char pairs[] = "<>()[]{}";
   char want = pairs[strchr(pairs, c) - pairs - 1];
   if (p->nopen == 0 || p->open[p->nopen - 1].ch != want) {
     if (p->nopen == 0)
@@ -86,6 +86,36 @@ again:
     "layout" { set_loc(p, loc); return LYT_LAYOUT; }
     "size" { set_loc(p, loc); return LYT_SIZE; }
     "floordiv" { set_loc(p, loc); return LYT_FLOORDIV; }
+    "opaque" { set_loc(p, loc); return LYT_OPAQUE; }
+
+    /* The MLIR form of docs/ir.md: one dialect attribute per type. */
+    "#layout.any" { set_loc(p, loc); return LYT_M_ANY; }
+    "#layout.tag" { set_loc(p, loc); return LYT_M_TAG; }
+    "#layout.tiled" { set_loc(p, loc); return LYT_M_TILED; }
+    "#layout.strided" { set_loc(p, loc); return LYT_M_STRIDED; }
+    "#layout.general" { set_loc(p, loc); return LYT_M_GENERAL; }
+    "#layout.memspace" { set_loc(p, loc); return LYT_M_MEMSPACE; }
+    "#layout.opaque" { set_loc(p, loc); return LYT_M_OPAQUE; }
+    "#layout." ident {
+      set_loc(p, loc);
+      lyp_error(p, tok_loc(p), "unknown layout attribute '%.*s' (expected #layout.any, #layout.tag, "
+                "#layout.tiled, #layout.strided, #layout.general, #layout.opaque or #layout.memspace)",
+                (int)(p->cur - p->tok) > 40 ? 40 : (int)(p->cur - p->tok), p->tok);
+      p->lex_error = true;
+      return LYT_LYT_UNDEF;
+    }
+    "#" ident {
+      set_loc(p, loc);
+      val->str.s = p->tok + 1;
+      val->str.len = (int)(p->cur - p->tok) - 1;
+      return LYT_ALIAS;
+    }
+    "\xe2\x80" [\x9c\x9d\x98\x99] {
+      set_loc(p, loc);
+      lyp_error(p, tok_loc(p), "curly quote: a format tag is written between straight quotes, \"NCHW\"");
+      p->lex_error = true;
+      return LYT_LYT_UNDEF;
+    }
     "mod" { set_loc(p, loc); return LYT_MOD; }
 
     digit+ {
@@ -128,8 +158,8 @@ again:
       return LYT_LYT_UNDEF;
     }
     "?" { set_loc(p, loc); p->after_dim = true; return '?'; }
-    [<([] { set_loc(p, loc); return open_bracket(p, (char)p->tok[0]); }
-    [>)\]] { set_loc(p, loc); return close_bracket(p, (char)p->tok[0]); }
+    [<([{] { set_loc(p, loc); return open_bracket(p, (char)p->tok[0]); }
+    [>)\]}] { set_loc(p, loc); return close_bracket(p, (char)p->tok[0]); }
     [,:*+\-] { set_loc(p, loc); return p->tok[0]; }
     * {
       set_loc(p, loc);

@@ -31,6 +31,8 @@ static bool begin_layout(LyParser *p, LySpecKind k, LYT_LTYPE l);
 static bool set_memspace(LyParser *p, int64_t num, const char *s, int len, LYT_LTYPE l);
 static bool add_perm(LyParser *p, int64_t v, LYT_LTYPE l);
 static bool begin_tile(LyParser *p, LYT_LTYPE l);
+static bool tiled_memspace(LyParser *p, int64_t v, LYT_LTYPE l);
+static bool use_alias(LyParser *p, const char *s, int len, LYT_LTYPE l);
 static bool add_tile_entry(LyParser *p, int64_t v, LYT_LTYPE l);
 static bool add_stride(LyParser *p, int64_t v, LYT_LTYPE l);
 static bool add_term(LyParser *p, int64_t coef, const char *s, int len, LYT_LTYPE l);
@@ -46,7 +48,10 @@ static bool scale_sub(LyParser *p, int64_t coef, LYT_LTYPE l);
 %token <str> STRING "string"
 %token TENSOR "'tensor'" TILED "'tiled_layout'" STRIDED "'strided'" OFFSET "'offset'"
 %token ANY "'any'" MEMSPACE "'memspace'" LAYOUT "'layout'" SIZE "'size'"
-%token FLOORDIV "'floordiv'" MOD "'mod'" X "'x'"
+%token FLOORDIV "'floordiv'" MOD "'mod'" X "'x'" OPAQUE "'opaque'"
+%token M_ANY "'#layout.any'" M_TAG "'#layout.tag'" M_TILED "'#layout.tiled'" M_STRIDED "'#layout.strided'"
+%token M_GENERAL "'#layout.general'" M_MEMSPACE "'#layout.memspace'" M_OPAQUE "'#layout.opaque'"
+%token <str> ALIAS "attribute alias"
 
 %type <num> sint stride_value div_opt mod_opt
 
@@ -71,17 +76,60 @@ attrs: %empty
      ;
 
 attr: layout
-    | MEMSPACE '<' INTEGER '>' { CHECK(set_memspace(p, $3, NULL, 0, @1)); }
-    | MEMSPACE '<' STRING '>'  { CHECK(set_memspace(p, 0, $3.s, $3.len, @1)); }
+    | memspace
+    | mlir_attr
+    | ALIAS { CHECK(use_alias(p, $1.s, $1.len, @1)); }
     ;
 
-layout: TILED { CHECK(begin_layout(p, LYS_TILED, @1)); } '<' '<' perm_opt '>' tiled_items '>'
+memspace: MEMSPACE '<' INTEGER '>' { CHECK(set_memspace(p, $3, NULL, 0, @1)); }
+        | MEMSPACE '<' STRING '>'  { CHECK(set_memspace(p, 0, $3.s, $3.len, @1)); }
+        ;
+
+layout: TILED { CHECK(begin_layout(p, LYS_TILED, @1)); } '<' tiled_order tiled_items '>'
       | STRIDED { CHECK(begin_layout(p, LYS_STRIDED, @1)); } '<' '[' strides_opt ']' strided_offset '>'
       | STRING { CHECK(begin_layout(p, LYS_TAG, @1));
                  p->ast.spec.tag = $1.s; p->ast.spec.tag_len = (size_t)$1.len; }
       | ANY { CHECK(begin_layout(p, LYS_ANY, @1)); }
       | LAYOUT { CHECK(begin_layout(p, LYS_GENERAL, @1)); } '<' '[' digits_opt ']' general_opts '>'
+      | OPAQUE { CHECK(begin_layout(p, LYS_OPAQUE, @1)); } '<' STRING '>'
+        { p->ast.spec.tag = $4.s; p->ast.spec.tag_len = (size_t)$4.len; }
       ;
+
+/* The RFC writes the order in braces, tiled_layout<{0, 1}, (128)>; today's
+ * spelling in angle brackets. */
+tiled_order: '<' perm_opt '>'
+           | '{' perm_opt '}'
+           ;
+
+/* docs/ir.md §5: the MLIR form, #layout.K<body[, memspace<..>]>. */
+mlir_attr: M_ANY { CHECK(begin_layout(p, LYS_ANY, @1)); } any_tail
+         | M_TAG { CHECK(begin_layout(p, LYS_TAG, @1)); } '<' STRING
+           { p->ast.spec.tag = $4.s; p->ast.spec.tag_len = (size_t)$4.len; } mlir_tail '>'
+         | M_OPAQUE { CHECK(begin_layout(p, LYS_OPAQUE, @1)); } '<' STRING
+           { p->ast.spec.tag = $4.s; p->ast.spec.tag_len = (size_t)$4.len; } mlir_tail '>'
+         | M_TILED { CHECK(begin_layout(p, LYS_TILED, @1)); } '<' tiled_order tiled_items mlir_tail '>'
+         | M_STRIDED { CHECK(begin_layout(p, LYS_STRIDED, @1)); } '<' '[' strides_opt ']' mstrided_tail '>'
+         | M_GENERAL { CHECK(begin_layout(p, LYS_GENERAL, @1)); } '<' '[' digits_opt ']' general_opts mlir_tail '>'
+         | M_MEMSPACE '<' INTEGER '>' { CHECK(set_memspace(p, $3, NULL, 0, @1)); }
+         | M_MEMSPACE '<' STRING '>'  { CHECK(set_memspace(p, 0, $3.s, $3.len, @1)); }
+         ;
+
+any_tail: %empty
+        | '<' memspace '>'
+        ;
+
+mlir_tail: %empty
+         | ',' memspace
+         ;
+
+mstrided_tail: %empty
+             | ',' memspace
+             | moffset
+             | moffset ',' memspace
+             ;
+
+moffset: ',' OFFSET ':' stride_value { p->ast.spec.offset = $4; }
+       ;
 
 perm_opt: %empty
         | perm
@@ -93,7 +141,7 @@ perm: INTEGER          { CHECK(add_perm(p, $1, @1)); }
 
 tiled_items: %empty
            | tiled_items ',' tile
-           | tiled_items ',' INTEGER { CHECK(set_memspace(p, $3, NULL, 0, @3)); p->tiled_ms = true; }
+           | tiled_items ',' INTEGER { CHECK(tiled_memspace(p, $3, @3)); }
            ;
 
 tile: '(' { CHECK(begin_tile(p, @1)); } tile_entries ')'
@@ -283,12 +331,29 @@ static bool add_perm(LyParser *p, int64_t v, LYT_LTYPE l) {
   return true;
 }
 
+/* The RFC's trailing integer is the memory space; an integer followed by
+ * more entries is most likely a tile written without its parentheses. */
+static bool missing_parens(LyParser *p) {
+  lyp_error(p, p->tiled_ms_loc, "a tile is written in parentheses, (%lld); a bare integer in tiled_layout is "
+            "the memory space and comes last", (long long)p->tiled_ms_val);
+  return false;
+}
+
+static bool tiled_memspace(LyParser *p, int64_t v, LYT_LTYPE l) {
+  if (p->tiled_ms)
+    return missing_parens(p);
+  if (!set_memspace(p, v, NULL, 0, l))
+    return false;
+  p->tiled_ms = true;
+  p->tiled_ms_loc = L(l);
+  p->tiled_ms_val = v;
+  return true;
+}
+
 static bool begin_tile(LyParser *p, LYT_LTYPE l) {
   LySpec *s = &p->ast.spec;
-  if (p->tiled_ms) {
-    lyp_error(p, L(l), "the memory space must be the last entry of tiled_layout");
-    return false;
-  }
+  if (p->tiled_ms)
+    return missing_parens(p);
   if (s->ntiles == LY_MAX_TILES) {
     lyp_error(p, L(l), "tiled_layout has more than %d tiles", LY_MAX_TILES);
     return false;
@@ -408,4 +473,10 @@ static bool end_digit(LyParser *p, int64_t div, int64_t mod, int64_t stride, LYT
   g->stride = stride;
   s->ndigits++;
   return true;
+}
+
+/* `#name` in a type: an alias of the module (`#map = affine_map<...>`). */
+static bool use_alias(LyParser *p, const char *s, int len, LYT_LTYPE l) {
+  lyp_error(p, L(l), "attribute alias '#%.*s' is not defined", len > 32 ? 32 : len, s);
+  return false;
 }

@@ -709,6 +709,18 @@ const LyTypeImpl *lyd_build(LyCtx *ctx, const LyTypeAst *a) {
     case LYS_GENERAL:
       ok = build_general(&b, &t, g);
       break;
+    case LYS_OPAQUE: {
+      /* A layout layoutc does not interpret (the RFC's "intel-mkl"): kept by
+       * name, equal by name; geometry queries and relayouts refuse it. */
+      LyBuf sp;
+      ly_buf_init(&sp);
+      ly_buf_printf(&sp, "opaque<\"%.*s\">", (int)s->tag_len, s->tag);
+      t.kind = LYD_SYMBOLIC;
+      t.symbolic = ly_arena_strndup(&b.scratch, ly_buf_cstr(&sp), sp.len);
+      ok = t.symbolic && !sp.oom;
+      ly_buf_free(&sp);
+      break;
+    }
     }
   }
   if (ok && t.kind == LYD_DIGITS && !lyd_check_alloc_bits(t.alloc, t.elem)) {

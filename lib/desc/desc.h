@@ -81,7 +81,7 @@ static inline LyType lyd_wrap(const LyTypeImpl *t) { return (LyType){t}; }
 /* --- Layout spellings (what the parser produces) --------------------------- */
 
 typedef enum {
-  LYS_NONE, LYS_ANY, LYS_TILED, LYS_STRIDED, LYS_TAG, LYS_GENERAL
+  LYS_NONE, LYS_ANY, LYS_TILED, LYS_STRIDED, LYS_TAG, LYS_GENERAL, LYS_OPAQUE
 } LySpecKind;
 
 typedef struct {
@@ -102,7 +102,7 @@ typedef struct {
   int nstrides;
   int64_t strides[LY_MAX_RANK]; /* LY_DYNAMIC for '?' */
   int64_t offset;               /* strided and general; LY_DYNAMIC for '?' */
-  /* format tag: the string, located at loc (its opening quote) */
+  /* format tag (and opaque's name): the string, located at loc */
   const char *tag;
   size_t tag_len;
   /* general */
@@ -193,6 +193,8 @@ bool lyd_plain_strides(const LyTypeImpl *t, int64_t *strides);
 /* Prints the canonical spelling. (print.c) */
 void lyd_print(const LyTypeImpl *t, LyBuf *out);
 void lyd_print_layout(const LyTypeImpl *t, LyBuf *out); /* "" when none */
+/* The MLIR form: the layout as one `#layout.*` dialect attribute. */
+void lyd_print_mlir(const LyTypeImpl *t, LyBuf *out);
 
 /* Row-major digits for the dims (shared by lowering and printing). */
 int lyd_row_major_digits(int rank, const int64_t *dims, LyDigit *out, int64_t *alloc);

@@ -18,6 +18,9 @@ static void op_error(LyirModule *m, const LyirOp *op, LyLoc at, const char *fmt,
   va_end(ap);
   lyir_error(m, at, "'%s' op %s", lyir_op_name(op->kind), b.oom ? "is invalid" : ly_buf_cstr(&b));
   ly_buf_free(&b);
+  /* The location an MLIR pipeline gave the op (its original source). */
+  if (op->srcloc.len)
+    lyir_note(m, at, "the op's location is %.*s", op->srcloc.len > 200 ? 200 : op->srcloc.len, op->srcloc.s);
 }
 
 /* "4x?x6" */
@@ -420,6 +423,8 @@ static bool verify_return(LyirModule *m, const LyirFunc *f, const LyirOp *op) {
 }
 
 static bool verify_op(LyirModule *m, const LyirFunc *f, const LyirOp *op) {
+  if (op->foreign.len) /* opaque compute: any operands, results, attributes */
+    return true;
   switch (op->kind) {
   case LYIR_OP_COMPUTE:
     return verify_compute(m, op);
@@ -446,6 +451,8 @@ static bool verify_op(LyirModule *m, const LyirFunc *f, const LyirOp *op) {
 /* The body is one block ending in its only 'func.return'. */
 static bool verify_func(LyirModule *m, const LyirFunc *f) {
   bool ok = true;
+  if (f->decl)
+    return true;
   for (const LyirOp *op = f->first; op; op = op->next) {
     if (op->kind == LYIR_OP_RETURN && op->next) {
       op_error(m, op, op->loc, "must be the last op of '@%.*s'", f->name.len, f->name.s);

@@ -2,12 +2,12 @@
 // Every diagnostic of the IR parser, one per chunk. Parsing stops at the
 // first error, as mlir-opt's does.
 
-// expected-error@+1 {{expected end of input or 'func.func', found 'func'}}
+// expected-error@+1 {{expected end of input, attribute alias, 'func.func' or 'module', found 'func'}}
 func @f() {
 }
 
 // -----
-// expected-error@+2 {{expected string, value name or '}', found end of input}}
+// expected-error@+2 {{expected string, value name, location, result group, 'return' or '}', found end of input}}
 func.func @f(%a: tensor<4xf32>) {
   "func.return"() : () -> ()
 // -----
@@ -159,5 +159,5 @@ func.func @f(%a: tensor<4xf32>) {
 }
 
 // -----
-// expected-error@+1 {{expected '->' or '{', found end of input}}
+// expected-error@+1 {{expected '{' after the signature of '@f': a function whose arguments are named has a body}}
 func.func @f(%a: tensor<4xf32>)
