@@ -242,6 +242,15 @@ static bool build_tag(Builder *b, LyTypeImpl *t, LyDigit *g) {
   ly_buf_init(&msg);
   bool ok = lyd_tag_parse(s->tag, s->tag_len, t->rank, &info, &col, &msg);
   if (!ok) {
+    /* A string that is no tag at all (the RFC's "intel-mkl") is most likely
+     * a layout layoutc does not interpret: say how to write one. */
+    bool word = true;
+    for (size_t i = 0; i < s->tag_len; i++)
+      word = word && isalnum((unsigned char)s->tag[i]);
+    const char *m = ly_buf_cstr(&msg);
+    if (!word || strstr(m, "mixes families") || strstr(m, "not a dim letter"))
+      ly_buf_printf(&msg, "; \"%.*s\" is not a format tag (a layout layoutc does not interpret is written "
+                    "opaque<\"%.*s\">)", (int)s->tag_len, s->tag, (int)s->tag_len, s->tag);
     error_at(b, (LyLoc){s->loc.line, s->loc.col + 1 + col}, "%s", ly_buf_cstr(&msg));
     ly_buf_free(&msg);
     return false;

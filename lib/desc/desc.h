@@ -21,6 +21,8 @@
 
 #include "support/support.h"
 
+#include <string.h>
+
 #define LY_MAX_TILES 8
 #define LY_MAX_BLOCKS 4
 #define LY_MAX_DIGITS 64
@@ -181,6 +183,12 @@ int64_t lyd_digit_max_e(const LyDigit *g, int rank, const int64_t *dims);
 
 /* Element offset of idx; t must be static digits and idx in range. */
 int64_t lyd_offset(const LyTypeImpl *t, const int64_t *idx);
+
+/* An opaque<"name"> layout (kept as symbolic text): no geometry. */
+static inline bool lyd_is_opaque(const LyTypeImpl *t) {
+  return t->kind == LYD_SYMBOLIC && !strncmp(t->symbolic, "opaque<", 7);
+}
+#define LYD_OPAQUE_WHY "the layout is opaque (layoutc does not interpret it): it has no geometry"
 
 /* True when every dim is static and the layout is digits with static strides. */
 bool lyd_is_static(const LyTypeImpl *t);

@@ -278,6 +278,13 @@ static bool verify_relayout(LyirModule *m, const LyirOp *op) {
   const LyTypeImpl *in = op->operands[0]->type, *out = op->results[0]->type;
   if (!check_attr_names(m, op, no_attrs) || !check_element(m, op))
     return false;
+  /* A copy needs both geometries; an opaque layout has none (a relayout to
+   * `any` or to the same opaque layout is no copy). */
+  if (in != out && out->kind != LYD_ANY && (lyd_is_opaque(in) || lyd_is_opaque(out))) {
+    op_error(m, op, op->result_type_locs[0], "cannot copy %s an opaque layout: " LYD_OPAQUE_WHY,
+             lyd_is_opaque(in) ? "from" : "to");
+    return false;
+  }
   if (same_dims(in, out))
     return true;
   LyBuf a, b;
