@@ -31,6 +31,8 @@ typedef struct {
   LyTypeAst ast;
   bool have_layout, have_ms, tiled_ms, general_offset;
   LyLoc layout_loc, ms_loc;
+  /* affine_map: names of its dims and symbols, in order */
+  struct { const char *s; int len; } aff_dim[LY_MAX_RANK], aff_sym[LY_MAX_RANK];
   LyLoc tiled_ms_loc;     /* a bare integer in tiled_layout (the RFC's memory space) */
   int64_t tiled_ms_val;
   LyArena arena; /* nested digits and coefficients; freed after lowering */

@@ -87,6 +87,9 @@ again:
     "size" { set_loc(p, loc); return LYT_SIZE; }
     "floordiv" { set_loc(p, loc); return LYT_FLOORDIV; }
     "opaque" { set_loc(p, loc); return LYT_OPAQUE; }
+    "affine_map" { set_loc(p, loc); return LYT_AFFINE_MAP; }
+    "ceildiv" { set_loc(p, loc); return LYT_CEILDIV; }
+    "->" { set_loc(p, loc); return LYT_ARROW; }
 
     /* The MLIR form of docs/ir.md: one dialect attribute per type. */
     "#layout.any" { set_loc(p, loc); return LYT_M_ANY; }

@@ -83,7 +83,7 @@ static inline LyType lyd_wrap(const LyTypeImpl *t) { return (LyType){t}; }
 /* --- Layout spellings (what the parser produces) --------------------------- */
 
 typedef enum {
-  LYS_NONE, LYS_ANY, LYS_TILED, LYS_STRIDED, LYS_TAG, LYS_GENERAL, LYS_OPAQUE
+  LYS_NONE, LYS_ANY, LYS_TILED, LYS_STRIDED, LYS_TAG, LYS_GENERAL, LYS_OPAQUE, LYS_AFFINE
 } LySpecKind;
 
 typedef struct {
@@ -92,9 +92,25 @@ typedef struct {
   LyLoc loc;
 } LyTile;
 
+/* An affine map's expression (MLIR's affine_map<...>), folded as parsed:
+ * MUL has a constant (or symbol) right side, FLOORDIV/CEILDIV/MOD a
+ * positive constant. */
+typedef enum { LYA_DIM, LYA_SYM, LYA_CONST, LYA_ADD, LYA_MUL, LYA_FLOORDIV, LYA_CEILDIV, LYA_MOD } LyAffKind;
+typedef struct LyAffNode {
+  LyAffKind kind;
+  int64_t v; /* DIM, SYM: the index; CONST: the value */
+  const struct LyAffNode *a, *b;
+  LyLoc loc;
+} LyAffNode;
+
+#define LY_MAX_AFFINE_RESULTS 32
+
 typedef struct {
   LySpecKind kind;
   LyLoc loc; /* start of the layout */
+  /* affine_map: dims, symbols and results */
+  int aff_ndims, aff_nsyms, aff_nresults;
+  const LyAffNode *aff_results[LY_MAX_AFFINE_RESULTS];
   /* tiled_layout */
   int nperm;
   int perm[LY_MAX_RANK];
