@@ -40,8 +40,8 @@ static int unexpected(LyiParser *p, LYI_LTYPE *l) {
  * skipped (a format tag could hold any character). */
 static void scan_type(LyiParser *p) {
   const char *q = p->cur;
-  int depth = 0, line = p->line;
-  const char *line_start = p->line_start;
+  int depth = 0, line = p->line, amap = 0, brace = 0;
+  const char *line_start = p->line_start, *last = NULL; /* the last non-blank byte */
   for (; q < p->lim; q++) {
     char c = *q;
     if (depth == 0 && c != '<' && c != ' ' && c != '\t' && c != '\r' && c != '\n')
@@ -58,12 +58,25 @@ static void scan_type(LyiParser *p) {
       q = e;
     } else if (c == '<') {
       depth++;
+      /* an affine_map's '->' is part of the type */
+      if (!amap && q - p->cur >= 10 && !memcmp(q - 10, "affine_map", 10))
+        amap = depth;
     } else if (c == '>' && --depth == 0) {
       q++;
       break;
+    } else if (c == '>' && depth < amap) {
+      amap = 0;
+    } else if (c == '-' && q + 1 < p->lim && q[1] == '>' && amap) {
+      q++;
+    } else if (c == '{' && !brace && last && *last == '<') {
+      brace = 1; /* the RFC's tiled_layout<{0, 1}, ...> */
+    } else if (c == '}' && brace) {
+      brace = 0;
     } else if (c == '{' || c == '}' || c == '=' || (c == '-' && q + 1 < p->lim && q[1] == '>')) {
       break;
     }
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n')
+      last = q;
   }
   p->cur = q;
   p->line = line;

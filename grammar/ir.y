@@ -341,7 +341,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, LyiParser *p) {
   int n = yypcontext_expected_tokens(ctx, exp, 8);
   LyBuf b;
   ly_buf_init(&b);
-  if (n > 0 && n <= 6) {
+  if (n > 0 && n <= 7) {
     ly_buf_puts(&b, "expected ");
     for (int i = 0; i < n; i++) {
       const char *name = exp[i] == YYSYMBOL_YYEOF ? "end of input" : yysymbol_name(exp[i]);
@@ -555,6 +555,17 @@ static void shift_handler(const LyDiagnostic *d, void *user) {
     s->handler(&c, s->user);
 }
 
+/* `#name` inside a type: the text of the module's alias (defined before). */
+static const char *alias_lookup(void *user, const char *name, int len, int *text_len) {
+  const LyirModule *m = user;
+  for (int i = 0; i < m->naliases; i++)
+    if (m->aliases[i].name.len == len && !memcmp(m->aliases[i].name.s, name, (size_t)len)) {
+      *text_len = m->aliases[i].text.len;
+      return m->aliases[i].text.s;
+    }
+  return NULL;
+}
+
 static const LyTypeImpl *parse_type(LyiParser *p, LyiTypeTok t, LYI_LTYPE l) {
   LyDiagEngine *d = &p->m->ctx->diag;
   const LySource *src = &p->m->src;
@@ -564,7 +575,11 @@ static const LyTypeImpl *parse_type(LyiParser *p, LyiTypeTok t, LYI_LTYPE l) {
   LySource sub = {src->name, src->text + from, src->len - from};
   d->handler = shift_handler;
   d->user = &s;
+  p->m->ctx->alias_lookup = alias_lookup;
+  p->m->ctx->alias_user = p->m;
   const LyTypeImpl *ty = lyp_parse_type_in(p->m->ctx, &sub, t.begin - from, t.end - from);
+  p->m->ctx->alias_lookup = NULL;
+  p->m->ctx->alias_user = NULL;
   d->handler = s.handler;
   d->user = s.user;
   return ty;

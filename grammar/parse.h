@@ -21,6 +21,12 @@ typedef struct {
   const char *buf, *cur, *lim, *tok, *line_start;
   int line;
   bool after_dim;   /* an 'x' right after a dim separates dims */
+  /* Inside an alias's text (`#map`): where the lexer resumes, and the
+   * alias's place, where everything inside it is located. */
+  bool in_alias;
+  const char *saved_cur, *saved_lim, *saved_line_start;
+  int saved_line;
+  LyLoc alias_loc;
   bool lex_error;   /* the lexer already reported this token */
   LyLoc end_loc;    /* just after the last token */
   struct { char ch; LyLoc loc; } open[LYP_MAX_NEST];

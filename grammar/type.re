@@ -7,10 +7,17 @@
 #include <string.h>
 
 static LyLoc tok_loc(LyParser *p) {
+  if (p->in_alias)
+    return p->alias_loc;
   return (LyLoc){p->line, (int)(p->tok - p->line_start) + 1};
 }
 
 static void set_loc(LyParser *p, LYT_LTYPE *l) {
+  if (p->in_alias) {
+    l->first_line = l->last_line = p->alias_loc.line;
+    l->first_column = l->last_column = p->alias_loc.col;
+    return;
+  }
   l->first_line = l->last_line = p->line;
   l->first_column = (int)(p->tok - p->line_start) + 1;
   l->last_column = (int)(p->cur - p->line_start);
@@ -44,6 +51,28 @@ static int close_bracket(LyParser *p, char c) {
   return c;
 }
 
+/* `#name` of the module's aliases: the lexer reads the alias's text (one
+ * level: an alias inside an alias is an error) and then resumes. */
+static bool enter_alias(LyParser *p) {
+  int len = (int)(p->cur - p->tok) - 1, n;
+  const char *text = p->in_alias || !p->ctx->alias_lookup
+                         ? NULL
+                         : p->ctx->alias_lookup(p->ctx->alias_user, p->tok + 1, len, &n);
+  if (!text)
+    return false;
+  char *copy = ly_arena_alloc(&p->arena, (size_t)n + 1); /* the lexer needs its NUL sentinel */
+  if (!copy)
+    return false;
+  memcpy(copy, text, (size_t)n);
+  copy[n] = 0;
+  p->alias_loc = tok_loc(p);
+  p->saved_cur = p->cur, p->saved_lim = p->lim, p->saved_line_start = p->line_start, p->saved_line = p->line;
+  p->cur = p->line_start = copy;
+  p->lim = copy + n;
+  p->in_alias = true;
+  return true;
+}
+
 int lyt_lex(LYT_STYPE *val, LYT_LTYPE *loc, LyParser *p) {
   const char *YYMARKER = NULL;
   bool after_dim;
@@ -67,6 +96,11 @@ again:
     ident = [a-zA-Z_][a-zA-Z0-9_]*;
 
     $ {
+      if (p->in_alias) { /* back to the type after `#name` */
+        p->cur = p->saved_cur, p->lim = p->saved_lim, p->line_start = p->saved_line_start, p->line = p->saved_line;
+        p->in_alias = false;
+        goto again;
+      }
       /* End of input is reported just after the last token. */
       LyLoc e = p->end_loc.line ? p->end_loc : (LyLoc){1, 1};
       loc->first_line = loc->last_line = e.line;
@@ -108,6 +142,8 @@ again:
       return LYT_LYT_UNDEF;
     }
     "#" ident {
+      if (enter_alias(p))
+        goto again;
       set_loc(p, loc);
       val->str.s = p->tok + 1;
       val->str.len = (int)(p->cur - p->tok) - 1;

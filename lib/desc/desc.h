@@ -74,6 +74,11 @@ typedef struct LyCtx {
   bool view_refused;
   LyTypeImpl **buckets;
   size_t nbuckets, count;
+  /* While the IR parser parses a type: its module's attribute aliases
+   * (`#map = affine_map<...>`), so that `#map` in a type reads as its text.
+   * NULL otherwise. */
+  const char *(*alias_lookup)(void *user, const char *name, int len, int *text_len);
+  void *alias_user;
 } LyCtx;
 
 static inline LyCtx *lyd_ctx(LyContext c) { return (LyCtx *)c.ptr; }

@@ -256,9 +256,53 @@ static void print_func(const Printer *pr, LyirFunc *f) {
 
 static bool is_loc_alias(const LyirAlias *a) { return a->text.len >= 4 && !memcmp(a->text.s, "loc(", 4); }
 
+static bool mentions(const LyirAttrValue *v, LyirStr name) {
+  if (v->kind == LYIR_ATTR_ARRAY) {
+    for (int i = 0; i < v->n; i++)
+      if (mentions(&v->elems[i], name))
+        return true;
+    return false;
+  }
+  if (v->kind != LYIR_ATTR_OPAQUE)
+    return false;
+  for (int i = 0; i + name.len < v->s.len; i++) {
+    char after = i + 1 + name.len < v->s.len ? v->s.s[i + 1 + name.len] : 0;
+    if (v->s.s[i] == '#' && !memcmp(v->s.s + i + 1, name.s, (size_t)name.len) &&
+        !(after == '_' || after == '$' || after == '.' || (after >= '0' && after <= '9') ||
+          ((after | 32) >= 'a' && (after | 32) <= 'z')))
+      return true;
+  }
+  return false;
+}
+
+static bool dict_mentions(const LyirAttr *a, int n, LyirStr name) {
+  for (int i = 0; i < n; i++)
+    if (mentions(&a[i].value, name))
+      return true;
+  return false;
+}
+
+/* mlir-opt prints an alias only where an attribute uses it (types are
+ * printed with their layouts, never through aliases). */
+static bool alias_used(const LyirModule *m, LyirStr name) {
+  if (dict_mentions(m->attrs.attrs, m->attrs.n, name))
+    return true;
+  for (const LyirFunc *f = m->first; f; f = f->next) {
+    if (dict_mentions(f->attrs.attrs, f->attrs.n, name))
+      return true;
+    for (int i = 0; f->arg_attrs && i < f->nargs; i++)
+      if (dict_mentions(f->arg_attrs[i].attrs, f->arg_attrs[i].n, name))
+        return true;
+    for (const LyirOp *op = f->first; op; op = op->next)
+      if (dict_mentions(op->attrs, op->nattrs, name))
+        return true;
+  }
+  return false;
+}
+
 static void print_aliases(const Printer *pr, const LyirModule *m) {
   for (int i = 0; i < m->naliases; i++)
-    if (!pr->mlir || !is_loc_alias(&m->aliases[i]))
+    if (!pr->mlir || (!is_loc_alias(&m->aliases[i]) && alias_used(m, m->aliases[i].name)))
       ly_buf_printf(pr->out, "#%.*s = %.*s\n", m->aliases[i].name.len, m->aliases[i].name.s, m->aliases[i].text.len,
                     m->aliases[i].text.s);
 }
