@@ -169,6 +169,11 @@ again:
 
     "func.func" { set_loc(p, loc); return LYI_FUNC; }
     "module" { set_loc(p, loc); return LYI_MODULE; }
+    ["] "builtin.module" ["] { set_loc(p, loc); return LYI_GMODULE; }
+    ["] "func.func" ["] { set_loc(p, loc); return LYI_GFUNC; }
+    "<{" { set_loc(p, loc); return LYI_LPROP; }
+    "}>" { set_loc(p, loc); return LYI_RPROP; }
+    "^" suffix_id { set_loc(p, loc); return LYI_BLOCK; }
     "builtin.unrealized_conversion_cast" { set_loc(p, loc); return LYI_CAST; }
     "attributes" { set_loc(p, loc); return LYI_ATTRIBUTES; }
     "return" | "func.return" { set_loc(p, loc); return LYI_RETURN; }

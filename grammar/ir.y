@@ -24,7 +24,8 @@ typedef struct LyiItem {
   const LyTypeImpl *type;
   LyirValue *value;
   LyirAttrValue attr;
-  LyiList dict; /* an argument's attributes */
+  LyiList dict; /* an argument's attributes; a dictionary attribute's */
+  LyiList ins, outs; /* a function type attribute (generic func.func) */
 } LyiItem;
 
 /* A `tensor<...>` token: its byte range and where its line starts. */
@@ -49,6 +50,10 @@ typedef struct {
   LyirFunc *fn;        /* the function being parsed */
   LyirOp *last_op;     /* the op just built (its loc(...) follows it) */
   bool saw_module;     /* a `module { }` was read */
+  LyiList gins, gouts; /* generic func.func: its function_type */
+  LyirDict garg_attrs; /* and its arg_attrs, as one dictionary per argument in fields */
+  LyirAttrValue gargs;
+  bool glabelled;
 } LyiParser;
 }
 
@@ -96,6 +101,13 @@ static bool dict_of(LyiParser *p, LyiList attrs, LyirDict *out);
 static bool begin_module(LyiParser *p, LyirStr sym, LyiList attrs, LYI_LTYPE l);
 static bool add_alias(LyiParser *p, LyirStr name, LyirStr text, LYI_LTYPE l);
 static bool set_func_extras(LyiParser *p, LyirStr vis, LYI_LTYPE vl, LyiList attrs, LyiList args);
+static bool begin_gfunc(LyiParser *p, LyiList props, LYI_LTYPE l);
+static bool gfunc_block(LyiParser *p, LyiList args, bool labelled, LYI_LTYPE l);
+static bool end_gfunc(LyiParser *p, LyiList attrs, LyirStr loc);
+static bool end_gmodule(LyiParser *p, LyiList attrs);
+static LyirStr prop_sym(LyiParser *p, LyiList props, bool *ok);
+static void type_error(LyiParser *p, LyLoc at, const char *what, LyirStr name, const LyTypeImpl *value_type,
+                       const LyTypeImpl *sig_type);
 static LyiItem *result_name(LyiParser *p, LyirStr s, bool group, LYI_LTYPE l);
 static LyirStr type_text(LyiParser *p, LyiTypeTok t);
 #define S(lit) ((LyirStr){lit, (int)sizeof lit - 1})
@@ -112,12 +124,13 @@ static LyirStr type_text(LyiParser *p, LyiTypeTok t);
 %token <str> LOC "location"
 %token <str> HASH "attribute alias"
 %token <str> VALUE_GROUP "result group"
-%token FUNC "'func.func'" ARROW "'->'" MODULE "'module'" ATTRIBUTES "'attributes'" RETURN "'return'" CAST "'builtin.unrealized_conversion_cast'"
+%token FUNC "'func.func'" ARROW "'->'" MODULE "'module'" ATTRIBUTES "'attributes'" RETURN "'return'" GMODULE "'\"builtin.module\"'" GFUNC "'\"func.func\"'" LPROP "'<{'" RPROP "'}>'"
+%token BLOCK "block label" CAST "'builtin.unrealized_conversion_cast'"
 
 %type <type> type
 %type <list> types types_opt func_results result_types args_opt args
 %type <list> result_names results_opt operands operands_opt
-%type <list> attr_dict_opt attr_dict attrs attr_values func_attrs_opt module_attrs_opt
+%type <list> attr_dict_opt attr_dict attrs attr_values func_attrs_opt module_attrs_opt props_opt
 %type <item> attr attr_value operand arg result_name
 %type <str> loc_opt vis_opt type_suffix attr_name module_sym_opt alias_value
 %type <num> func_body
@@ -135,7 +148,20 @@ module: %empty
 top: func
    | alias_def
    | MODULE module_sym_opt module_attrs_opt '{' { CHECK(begin_module(p, $2, $3, @1)); } funcs '}' loc_opt
+   | GMODULE '(' ')' props_opt '(' '{'
+     { bool ok = true; LyirStr sym = prop_sym(p, $4, &ok); CHECK(ok && begin_module(p, sym, (LyiList){0}, @1)); }
+     mlabel_opt funcs '}' ')' attr_dict_opt ':' '(' ')' ARROW '(' ')' loc_opt { CHECK(end_gmodule(p, $12)); }
    ;
+
+/* mlir-opt labels the block of an empty module */
+mlabel_opt: %empty
+          | BLOCK ':'
+          ;
+
+props_opt: %empty            { $$ = (LyiList){0}; }
+         | LPROP RPROP       { $$ = (LyiList){0}; }
+         | LPROP attrs RPROP { $$ = $2; }
+         ;
 
 module_sym_opt: %empty { $$ = (LyirStr){0}; }
               | SYMBOL { $$ = $1; }
@@ -147,6 +173,17 @@ module_attrs_opt: %empty               { $$ = (LyiList){0}; }
 
 funcs: %empty
      | funcs func
+     | funcs gfunc
+     ;
+
+/* The generic form mlir-opt prints with --mlir-print-op-generic. */
+gfunc: GFUNC '(' ')' props_opt { CHECK(begin_gfunc(p, $4, @1)); }
+       '(' '{' gbody '}' ')' attr_dict_opt ':' '(' ')' ARROW '(' ')' loc_opt { CHECK(end_gfunc(p, $11, $18)); }
+     ;
+
+gbody: { CHECK(gfunc_block(p, (LyiList){0}, false, @$)); } ops
+     | BLOCK '(' args_opt ')' ':' { CHECK(gfunc_block(p, $3, true, @1)); } ops
+     | BLOCK ':' { CHECK(gfunc_block(p, (LyiList){0}, true, @1)); } ops
      ;
 
 /* `#map = affine_map<...>`, `#loc1 = loc(...)`: kept and printed back. */
@@ -269,7 +306,11 @@ type_suffix: ':' IDENT { $$ = $2; }
            | ':' TYPE  { $$ = type_text(p, $2); }
            ;
 
-attr_value: INTEGER             { $$ = attr_item(p, LYIR_ATTR_INT, $1, (LyirStr){0}, (LyiList){0}, @1); CHECK($$); }
+attr_value: attr_dict           { $$ = attr_item(p, LYIR_ATTR_DICT, 0, (LyirStr){0}, $1, @1); CHECK($$); }
+          | '(' types_opt ')' ARROW result_types
+                                { $$ = attr_item(p, LYIR_ATTR_OPAQUE, 0, S("function type"), (LyiList){0}, @1);
+                                  CHECK($$); $$->ins = $2; $$->outs = $5; }
+          | INTEGER             { $$ = attr_item(p, LYIR_ATTR_INT, $1, (LyirStr){0}, (LyiList){0}, @1); CHECK($$); }
           | '-' INTEGER         { $$ = attr_item(p, LYIR_ATTR_INT, -$2, (LyirStr){0}, (LyiList){0}, @1); CHECK($$); }
           | INTEGER type_suffix { $$ = attr_item(p, LYIR_ATTR_INT, $1, (LyirStr){0}, (LyiList){0}, @1); CHECK($$);
                                   $$->attr.type = $2; }
@@ -383,6 +424,13 @@ static LyiItem *attr_item(LyiParser *p, LyirAttrKind k, int64_t i, LyirStr s, Ly
   if (!it)
     return NULL;
   it->attr = (LyirAttrValue){.kind = k, .i = i, .s = s, .loc = L(l)};
+  if (k == LYIR_ATTR_DICT) {
+    LyirDict d;
+    if (!dict_of(p, elems, &d))
+      return NULL;
+    it->attr.n = d.n;
+    it->attr.fields = d.attrs;
+  }
   if (k == LYIR_ATTR_ARRAY) {
     /* Elements move to the module now: the scratch arena is reset per op. */
     it->attr.n = elems.n;
@@ -517,6 +565,119 @@ static bool set_func_extras(LyiParser *p, LyirStr vis, LYI_LTYPE vl, LyiList att
   }
   return true;
 }
+
+/* --- The generic form of func.func and builtin.module ---------------------- */
+
+static bool name_is(LyirStr n, const char *s) { return n.len == (int)strlen(s) && !memcmp(n.s, s, (size_t)n.len); }
+
+static LyirStr prop_sym(LyiParser *p, LyiList props, bool *ok) {
+  LyirStr sym = {0};
+  for (LyiItem *a = props.head; a; a = a->next) {
+    if (name_is(a->name, "sym_name") && a->attr.kind == LYIR_ATTR_STRING) {
+      sym = a->attr.s;
+    } else {
+      lyir_error(p->m, a->loc, "unexpected property '%.*s' of builtin.module", a->name.len > 32 ? 32 : a->name.len,
+                 a->name.s);
+      *ok = false;
+    }
+  }
+  return sym;
+}
+
+/* sym_name, function_type, sym_visibility, arg_attrs: the signature is
+ * known before the body, whose entry block names the arguments. */
+static bool begin_gfunc(LyiParser *p, LyiList props, LYI_LTYPE l) {
+  LyirStr name = {0}, vis = {0};
+  LyiItem *ftype = NULL;
+  p->gargs = (LyirAttrValue){0};
+  for (LyiItem *a = props.head; a; a = a->next) {
+    if (name_is(a->name, "sym_name") && a->attr.kind == LYIR_ATTR_STRING)
+      name = a->attr.s;
+    else if (name_is(a->name, "sym_visibility") && a->attr.kind == LYIR_ATTR_STRING)
+      vis = a->attr.s;
+    else if (name_is(a->name, "function_type") && a->attr.kind == LYIR_ATTR_OPAQUE && name_is(a->attr.s, "function type"))
+      ftype = a;
+    else if (name_is(a->name, "arg_attrs") && a->attr.kind == LYIR_ATTR_ARRAY)
+      p->gargs = a->attr;
+    else {
+      lyir_error(p->m, a->loc, "unexpected property '%.*s' of func.func (expected sym_name, function_type, "
+                 "sym_visibility or arg_attrs)", a->name.len > 32 ? 32 : a->name.len, a->name.s);
+      return false;
+    }
+  }
+  if (!name.len || !ftype) {
+    lyir_error(p->m, L(l), "func.func needs the properties sym_name and function_type");
+    return false;
+  }
+  if (!begin_func(p, name, l))
+    return false;
+  p->fn->visibility = vis;
+  p->gins = ftype->ins;
+  p->gouts = ftype->outs;
+  return true;
+}
+
+static bool gfunc_block(LyiParser *p, LyiList args, bool labelled, LYI_LTYPE l) {
+  LyiList ins = p->gins;
+  if (labelled && args.n != ins.n) {
+    lyir_error(p->m, L(l), "the entry block has %d argument%s but the function type lists %d", args.n,
+               args.n == 1 ? "" : "s", ins.n);
+    return false;
+  }
+  if (labelled) {
+    LyiItem *t = ins.head;
+    for (LyiItem *a = args.head; a; a = a->next, t = t->next)
+      if (a->value->type != t->type) {
+        type_error(p, a->loc, "block argument", a->value->name, a->value->type, t->type);
+        return false;
+      }
+  } else { /* no entry block: a declaration (or a function without arguments) */
+    args = (LyiList){0};
+    for (LyiItem *t = ins.head; t; t = t->next) {
+      LyiItem *a = add_arg(p, (LyirStr){0}, l, t->type);
+      if (!a)
+        return false;
+      args = args.n ? append(args, a) : list1(a);
+    }
+  }
+  if (p->gargs.n) {
+    if (p->gargs.n != args.n) {
+      lyir_error(p->m, p->gargs.loc, "arg_attrs lists %d dictionaries for %d arguments", p->gargs.n, args.n);
+      return false;
+    }
+    int i = 0;
+    for (LyiItem *a = args.head; a; a = a->next, i++) {
+      if (p->gargs.elems[i].kind != LYIR_ATTR_DICT) {
+        lyir_error(p->m, p->gargs.elems[i].loc, "arg_attrs entries are dictionaries");
+        return false;
+      }
+    }
+  }
+  if (!set_signature(p, args, p->gouts))
+    return false;
+  LyirFunc *f = p->fn;
+  if (p->gargs.n) {
+    f->arg_attrs = lyir_alloc(p->m, (size_t)f->nargs * sizeof *f->arg_attrs);
+    if (!f->arg_attrs)
+      return oom(p, f->loc);
+    for (int i = 0; i < f->nargs; i++)
+      f->arg_attrs[i] = (LyirDict){p->gargs.elems[i].n, p->gargs.elems[i].fields};
+  }
+  f->decl = !labelled && f->nargs > 0; /* decided again at the end: no ops, no label */
+  p->glabelled = labelled;
+  return true;
+}
+
+static bool end_gfunc(LyiParser *p, LyiList attrs, LyirStr loc) {
+  LyirFunc *f = p->fn;
+  f->decl = !p->glabelled && !f->first;
+  f->srcloc = loc;
+  if (!dict_of(p, attrs, &f->attrs))
+    return false;
+  return end_func(p);
+}
+
+static bool end_gmodule(LyiParser *p, LyiList attrs) { return dict_of(p, attrs, &p->m->attrs); }
 
 static LyirStr type_text(LyiParser *p, LyiTypeTok t) {
   return (LyirStr){p->buf + t.begin, (int)(t.end - t.begin)};

@@ -39,7 +39,8 @@ typedef struct {
  * other MLIR attribute (an alias #map, affine_map<...>, dense<...>, a float,
  * #dialect.x<...>), kept as its text and printed back verbatim. */
 typedef enum {
-  LYIR_ATTR_INT, LYIR_ATTR_STRING, LYIR_ATTR_BOOL, LYIR_ATTR_ARRAY, LYIR_ATTR_UNIT, LYIR_ATTR_OPAQUE
+  LYIR_ATTR_INT, LYIR_ATTR_STRING, LYIR_ATTR_BOOL, LYIR_ATTR_ARRAY, LYIR_ATTR_UNIT, LYIR_ATTR_OPAQUE,
+  LYIR_ATTR_DICT
 } LyirAttrKind;
 
 typedef struct LyirAttrValue {
@@ -50,10 +51,11 @@ typedef struct LyirAttrValue {
   LyirStr dense;               /* ARRAY written array<T: ...>: T (i64, i32, ...); len 0 for [...] */
   int n;                       /* ARRAY: element count */
   struct LyirAttrValue *elems; /* ARRAY */
+  struct LyirAttr *fields;     /* DICT: n named attributes */
   LyLoc loc;
 } LyirAttrValue;
 
-typedef struct {
+typedef struct LyirAttr {
   LyirStr name;
   LyirAttrValue value;
   LyLoc loc; /* the attribute's name */

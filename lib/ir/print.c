@@ -30,6 +30,8 @@ static void print_type(const Printer *pr, const LyTypeImpl *t) {
 
 static bool is_i64(LyirStr t) { return t.len == 3 && !memcmp(t.s, "i64", 3); }
 
+static void print_dict_body(const Printer *pr, const struct LyirAttr *attrs, int n);
+
 /* MLIR writes the type of an integer at the top of a dictionary (`2 : i64`)
  * and elides i64 inside arrays; layoutc's own form elides i64 everywhere. */
 static void print_attr_value(const Printer *pr, const LyirAttrValue *a, bool top) {
@@ -49,6 +51,12 @@ static void print_attr_value(const Printer *pr, const LyirAttrValue *a, bool top
     ly_buf_printf(out, "\"%.*s\"", a->s.len, a->s.s);
     break;
   case LYIR_ATTR_UNIT:
+    break;
+  case LYIR_ATTR_DICT:
+    if (a->n == 0)
+      ly_buf_puts(out, "{}");
+    else
+      print_dict_body(pr, a->fields, a->n);
     break;
   case LYIR_ATTR_OPAQUE:
     ly_buf_printf(out, "%.*s", a->s.len, a->s.s);
@@ -85,6 +93,11 @@ static int attr_cmp(const void *x, const void *y) {
 static void print_dict(const Printer *pr, const LyirAttr *attrs, int n) {
   if (n == 0)
     return;
+  ly_buf_puts(pr->out, " ");
+  print_dict_body(pr, attrs, n);
+}
+
+static void print_dict_body(const Printer *pr, const LyirAttr *attrs, int n) {
   const LyirAttr *small[16];
   const LyirAttr **order = n <= 16 ? small : ly_malloc((size_t)n * sizeof *order);
   if (!order) {
@@ -95,7 +108,7 @@ static void print_dict(const Printer *pr, const LyirAttr *attrs, int n) {
     order[i] = &attrs[i];
   if (pr->mlir)
     qsort(order, (size_t)n, sizeof *order, attr_cmp);
-  ly_buf_puts(pr->out, " {");
+  ly_buf_puts(pr->out, "{");
   for (int i = 0; i < n; i++) {
     ly_buf_printf(pr->out, "%s%.*s", i ? ", " : "", order[i]->name.len, order[i]->name.s);
     if (order[i]->value.kind != LYIR_ATTR_UNIT) {
@@ -257,9 +270,9 @@ static void print_func(const Printer *pr, LyirFunc *f) {
 static bool is_loc_alias(const LyirAlias *a) { return a->text.len >= 4 && !memcmp(a->text.s, "loc(", 4); }
 
 static bool mentions(const LyirAttrValue *v, LyirStr name) {
-  if (v->kind == LYIR_ATTR_ARRAY) {
+  if (v->kind == LYIR_ATTR_ARRAY || v->kind == LYIR_ATTR_DICT) {
     for (int i = 0; i < v->n; i++)
-      if (mentions(&v->elems[i], name))
+      if (mentions(v->kind == LYIR_ATTR_DICT ? &v->fields[i].value : &v->elems[i], name))
         return true;
     return false;
   }
