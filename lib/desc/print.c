@@ -128,6 +128,26 @@ bool lyd_tag_of(const LyTypeImpl *t, LyTagInfo *info) {
     one[k] = all[k];
     found = all[k] && tag_matches(t, one, span, info);
   }
+  /* A dim equal to its block ("OIhw16i16o" on 16x64x3x3) has one plain
+   * digit that fills its span exactly: try such digits (and those of dims
+   * inside one padded block) as blocks, one and then two at a time (SPEC
+   * 3.5: a tag never prints in the general form). */
+  bool fits[LY_MAX_DIGITS] = {0};
+  for (int k = 0; k < t->ndigits; k++) {
+    const LyDigit *g = &t->digits[k];
+    fits[k] = all[k] || (!g->wrap && span[k] >= g->ext && span[k] > 1);
+  }
+  for (int k = 0; k < t->ndigits && !found; k++) {
+    bool one[LY_MAX_DIGITS] = {0};
+    one[k] = fits[k];
+    found = fits[k] && tag_matches(t, one, span, info);
+  }
+  for (int k = 0; k < t->ndigits && !found; k++)
+    for (int j = k + 1; j < t->ndigits && !found && fits[k]; j++) {
+      bool two[LY_MAX_DIGITS] = {0};
+      two[k] = two[j] = fits[j];
+      found = fits[j] && tag_matches(t, two, span, info);
+    }
   return found;
 }
 

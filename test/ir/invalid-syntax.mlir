@@ -2,7 +2,7 @@
 // Every diagnostic of the IR parser, one per chunk. Parsing stops at the
 // first error, as mlir-opt's does.
 
-// expected-error@+1 {{expected end of input, attribute alias, 'func.func' or 'module', found 'func'}}
+// expected-error@+1 {{expected end of input, attribute alias, 'func.func', 'module' or '"builtin.module"', found 'func'}}
 func @f() {
 }
 
