@@ -34,6 +34,9 @@ config.substitutions.append(("%python", python))
 config.substitutions.append(("%testlib", os.path.join(config.layoutc_src_root, "test", "lib")))
 config.substitutions.append(("%S_src", config.test_source_root))
 
+# MLIR interop tests (test/mlir) need the real mlir-opt (mlir-19-tools).
+if shutil.which("mlir-opt-19", path=path):
+    config.available_features.add("mlir-opt")
 if os.path.exists(os.path.join(bindir, "dnnl_oracle")):
     config.available_features.add("dnnl")
 import subprocess

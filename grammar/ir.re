@@ -40,8 +40,8 @@ static int unexpected(LyiParser *p, LYI_LTYPE *l) {
  * skipped (a format tag could hold any character). */
 static void scan_type(LyiParser *p) {
   const char *q = p->cur;
-  int depth = 0, line = p->line;
-  const char *line_start = p->line_start;
+  int depth = 0, line = p->line, amap = 0, brace = 0;
+  const char *line_start = p->line_start, *last = NULL; /* the last non-blank byte */
   for (; q < p->lim; q++) {
     char c = *q;
     if (depth == 0 && c != '<' && c != ' ' && c != '\t' && c != '\r' && c != '\n')
@@ -58,16 +58,86 @@ static void scan_type(LyiParser *p) {
       q = e;
     } else if (c == '<') {
       depth++;
+      /* an affine_map's '->' is part of the type */
+      if (!amap && q - p->cur >= 10 && !memcmp(q - 10, "affine_map", 10))
+        amap = depth;
     } else if (c == '>' && --depth == 0) {
       q++;
       break;
+    } else if (c == '>' && depth < amap) {
+      amap = 0;
+    } else if (c == '-' && q + 1 < p->lim && q[1] == '>' && amap) {
+      q++;
+    } else if (c == '{' && !brace && last && *last == '<') {
+      brace = 1; /* the RFC's tiled_layout<{0, 1}, ...> */
+    } else if (c == '}' && brace) {
+      brace = 0;
     } else if (c == '{' || c == '}' || c == '=' || (c == '-' && q + 1 < p->lim && q[1] == '>')) {
       break;
     }
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n')
+      last = q;
   }
   p->cur = q;
   p->line = line;
   p->line_start = line_start;
+}
+
+/* Extends the token from p->cur (just after an opening `open`) to its
+ * balanced close, skipping strings and counting lines; false when the input
+ * ends first. Used for attributes kept as text (affine_map<...>, dense<...>,
+ * #dialect.x<...>) and for loc(...). */
+static bool scan_balanced(LyiParser *p, char open, char close) {
+  int depth = 1;
+  for (const char *q = p->cur; q < p->lim; q++) {
+    char c = *q;
+    if (c == '\n') {
+      p->line++;
+      p->line_start = q + 1;
+    } else if (c == '"') {
+      const char *e = q + 1;
+      while (e < p->lim && *e != '"' && *e != '\n')
+        e += *e == '\\' ? 2 : 1;
+      if (e >= p->lim || *e != '"')
+        return false;
+      q = e;
+    } else if (c == open) {
+      depth++;
+    } else if (c == close && !(close == '>' && q > p->cur && q[-1] == '-') && --depth == 0) {
+      p->cur = q + 1;
+      return true;
+    }
+  }
+  return false;
+}
+
+static int opaque_token(LyiParser *p, LYI_LTYPE *loc, LYI_STYPE *val, char open, char close, int tok) {
+  const char *begin = p->tok, *line_start = p->line_start;
+  int line = p->line;
+  if (!scan_balanced(p, open, close)) {
+    p->cur = p->tok + 1;
+    return lex_error(p, loc, open == '(' ? "'(' opened here is never closed" : "'<' opened here is never closed");
+  }
+  loc->first_line = line;
+  loc->first_column = (int)(begin - line_start) + 1;
+  loc->last_line = p->line;
+  loc->last_column = (int)(p->cur - p->line_start);
+  p->end_loc = (LyLoc){p->line, loc->last_column + 1};
+  val->str = (LyirStr){begin, (int)(p->cur - begin)};
+  return tok;
+}
+
+static int type_token(LyiParser *p, LYI_LTYPE *loc, LYI_STYPE *val) {
+  const char *begin = p->tok, *line_start = p->line_start;
+  int line = p->line;
+  scan_type(p);
+  loc->first_line = line;
+  loc->first_column = (int)(begin - line_start) + 1;
+  loc->last_line = p->line;
+  loc->last_column = (int)(p->cur - p->line_start);
+  p->end_loc = (LyLoc){p->line, loc->last_column + 1};
+  val->tt = (LyiTypeTok){(size_t)(begin - p->buf), (size_t)(p->cur - p->buf), (size_t)(line_start - p->buf)};
+  return LYI_TYPE;
 }
 
 int lyi_lex(LYI_STYPE *val, LYI_LTYPE *loc, LyiParser *p) {
@@ -98,18 +168,34 @@ again:
     "//" [^\n\x00]* { goto again; }
 
     "func.func" { set_loc(p, loc); return LYI_FUNC; }
+    "module" { set_loc(p, loc); return LYI_MODULE; }
+    ["] "builtin.module" ["] { set_loc(p, loc); return LYI_GMODULE; }
+    ["] "func.func" ["] { set_loc(p, loc); return LYI_GFUNC; }
+    "<{" { set_loc(p, loc); return LYI_LPROP; }
+    "}>" { set_loc(p, loc); return LYI_RPROP; }
+    "^" suffix_id { set_loc(p, loc); return LYI_BLOCK; }
+    "builtin.unrealized_conversion_cast" { set_loc(p, loc); return LYI_CAST; }
+    "attributes" { set_loc(p, loc); return LYI_ATTRIBUTES; }
+    "return" | "func.return" { set_loc(p, loc); return LYI_RETURN; }
     "->" { set_loc(p, loc); return LYI_ARROW; }
-    "tensor" {
-      const char *begin = p->tok, *line_start = p->line_start;
-      int line = p->line;
-      scan_type(p);
-      loc->first_line = line;
-      loc->first_column = (int)(begin - line_start) + 1;
-      loc->last_line = p->line;
-      loc->last_column = (int)(p->cur - p->line_start);
-      p->end_loc = (LyLoc){p->line, loc->last_column + 1};
-      val->tt = (LyiTypeTok){(size_t)(begin - p->buf), (size_t)(p->cur - p->buf), (size_t)(line_start - p->buf)};
-      return LYI_TYPE;
+    "tensor" { return type_token(p, loc, val); }
+    "tensor<" { p->cur--; return type_token(p, loc, val); }
+    /* MLIR attributes layoutc keeps as text: affine_map<...>, array<...>,
+     * dense<...>, #dialect.x<...>, and locations. */
+    bare_id "<" { return opaque_token(p, loc, val, '<', '>', LYI_OPAQUE); }
+    "#" bare_id "<" { return opaque_token(p, loc, val, '<', '>', LYI_OPAQUE); }
+    "loc(" { return opaque_token(p, loc, val, '(', ')', LYI_LOC); }
+    "#" bare_id { set_loc(p, loc); val->str = (LyirStr){p->tok, (int)(p->cur - p->tok)}; return LYI_HASH; }
+    "-"? digit+ "." digit* ([eE] [+-]? digit+)? {
+      set_loc(p, loc);
+      val->str = (LyirStr){p->tok, (int)(p->cur - p->tok)};
+      return LYI_OPAQUE;
+    }
+    "%" suffix_id ("#" digit+)? ":" digit+ {
+      /* `%0:2`, a group of results; the parser splits it */
+      set_loc(p, loc);
+      val->str = (LyirStr){p->tok + 1, (int)(p->cur - p->tok) - 1};
+      return LYI_VALUE_GROUP;
     }
 
     digit+ {
@@ -125,7 +211,7 @@ again:
       val->num = v;
       return LYI_INTEGER;
     }
-    "%" suffix_id { set_loc(p, loc); val->str = (LyirStr){p->tok + 1, (int)(p->cur - p->tok) - 1}; return LYI_VALUE; }
+    "%" suffix_id ("#" digit+)? { set_loc(p, loc); val->str = (LyirStr){p->tok + 1, (int)(p->cur - p->tok) - 1}; return LYI_VALUE; }
     "@" bare_id { set_loc(p, loc); val->str = (LyirStr){p->tok + 1, (int)(p->cur - p->tok) - 1}; return LYI_SYMBOL; }
     "%" { return lex_error(p, loc, "expected a value name after '%'"); }
     "@" { return lex_error(p, loc, "expected a function name after '@'"); }

@@ -9,20 +9,24 @@
 %code requires {
 #include "ir/ir.h"
 
+typedef struct {
+  struct LyiItem *head, *tail;
+  int n;
+} LyiList;
+
 /* One parsed list element; which fields are set depends on the list. */
 typedef struct LyiItem {
   struct LyiItem *next;
   LyLoc loc;
   LyirStr name;
+  int count; /* a result group `%0:2`: its size (else 1) */
+  bool numbered; /* a group named by digits: its members are renumbered */
   const LyTypeImpl *type;
   LyirValue *value;
   LyirAttrValue attr;
+  LyiList dict; /* an argument's attributes; a dictionary attribute's */
+  LyiList ins, outs; /* a function type attribute (generic func.func) */
 } LyiItem;
-
-typedef struct {
-  LyiItem *head, *tail;
-  int n;
-} LyiList;
 
 /* A `tensor<...>` token: its byte range and where its line starts. */
 typedef struct {
@@ -44,6 +48,12 @@ typedef struct {
   LyirSymtab values;   /* the current function's SSA names */
   LyirSymtab funcs;    /* function names of the module */
   LyirFunc *fn;        /* the function being parsed */
+  LyirOp *last_op;     /* the op just built (its loc(...) follows it) */
+  bool saw_module;     /* a `module { }` was read */
+  LyiList gins, gouts; /* generic func.func: its function_type */
+  LyirDict garg_attrs; /* and its arg_attrs, as one dictionary per argument in fields */
+  LyirAttrValue gargs;
+  bool glabelled;
 } LyiParser;
 }
 
@@ -86,6 +96,21 @@ static LyiItem *use_value(LyiParser *p, LyirStr name, LYI_LTYPE l);
 static bool make_op(LyiParser *p, LyiList results, LyirStr name, LYI_LTYPE nl, LyiList operands,
                     LyiList attrs, LyiList in_types, LyiList out_types, LYI_LTYPE sigl);
 static LyiItem *attr_item(LyiParser *p, LyirAttrKind k, int64_t i, LyirStr s, LyiList elems, LYI_LTYPE l);
+static LyiItem *opaque_attr(LyiParser *p, LyirStr text, LYI_LTYPE l);
+static bool dict_of(LyiParser *p, LyiList attrs, LyirDict *out);
+static bool begin_module(LyiParser *p, LyirStr sym, LyiList attrs, LYI_LTYPE l);
+static bool add_alias(LyiParser *p, LyirStr name, LyirStr text, LYI_LTYPE l);
+static bool set_func_extras(LyiParser *p, LyirStr vis, LYI_LTYPE vl, LyiList attrs, LyiList args);
+static bool begin_gfunc(LyiParser *p, LyiList props, LYI_LTYPE l);
+static bool gfunc_block(LyiParser *p, LyiList args, bool labelled, LYI_LTYPE l);
+static bool end_gfunc(LyiParser *p, LyiList attrs, LyirStr loc);
+static bool end_gmodule(LyiParser *p, LyiList attrs);
+static LyirStr prop_sym(LyiParser *p, LyiList props, bool *ok);
+static void type_error(LyiParser *p, LyLoc at, const char *what, LyirStr name, const LyTypeImpl *value_type,
+                       const LyTypeImpl *sig_type);
+static LyiItem *result_name(LyiParser *p, LyirStr s, bool group, LYI_LTYPE l);
+static LyirStr type_text(LyiParser *p, LyiTypeTok t);
+#define S(lit) ((LyirStr){lit, (int)sizeof lit - 1})
 #define CHECK(x) do { if (!(x)) YYABORT; } while (0)
 }
 
@@ -95,24 +120,101 @@ static LyiItem *attr_item(LyiParser *p, LyirAttrKind k, int64_t i, LyirStr s, Ly
 %token <str> VALUE "value name"
 %token <str> SYMBOL "function name"
 %token <tt> TYPE "type"
-%token FUNC "'func.func'" ARROW "'->'"
+%token <str> OPAQUE "attribute"
+%token <str> LOC "location"
+%token <str> HASH "attribute alias"
+%token <str> VALUE_GROUP "result group"
+%token FUNC "'func.func'" ARROW "'->'" MODULE "'module'" ATTRIBUTES "'attributes'" RETURN "'return'" GMODULE "'\"builtin.module\"'" GFUNC "'\"func.func\"'" LPROP "'<{'" RPROP "'}>'"
+%token BLOCK "block label" CAST "'builtin.unrealized_conversion_cast'"
 
 %type <type> type
 %type <list> types types_opt func_results result_types args_opt args
 %type <list> result_names results_opt operands operands_opt
-%type <list> attr_dict_opt attrs attr_values
-%type <item> attr attr_value operand arg
+%type <list> attr_dict_opt attr_dict attrs attr_values func_attrs_opt module_attrs_opt props_opt
+%type <item> attr attr_value operand arg result_name
+%type <str> loc_opt vis_opt type_suffix attr_name module_sym_opt alias_value
+%type <num> func_body
+
+/* A bare `return` is the last op: a value name after it is its operand. */
+%precedence BARE_RETURN
+%precedence VALUE
 
 %%
 
 module: %empty
-      | module func
+      | module top
       ;
 
-func: FUNC SYMBOL { CHECK(begin_func(p, $2, @2)); }
-      '(' args_opt ')' func_results { CHECK(set_signature(p, $5, $7)); }
-      '{' ops '}' { CHECK(end_func(p)); }
+top: func
+   | alias_def
+   | MODULE module_sym_opt module_attrs_opt '{' { CHECK(begin_module(p, $2, $3, @1)); } funcs '}' loc_opt
+   | GMODULE '(' ')' props_opt '(' '{'
+     { bool ok = true; LyirStr sym = prop_sym(p, $4, &ok); CHECK(ok && begin_module(p, sym, (LyiList){0}, @1)); }
+     mlabel_opt funcs '}' ')' attr_dict_opt ':' '(' ')' ARROW '(' ')' loc_opt { CHECK(end_gmodule(p, $12)); }
+   ;
+
+/* mlir-opt labels the block of an empty module */
+mlabel_opt: %empty
+          | BLOCK ':'
+          ;
+
+props_opt: %empty            { $$ = (LyiList){0}; }
+         | LPROP RPROP       { $$ = (LyiList){0}; }
+         | LPROP attrs RPROP { $$ = $2; }
+         ;
+
+module_sym_opt: %empty { $$ = (LyirStr){0}; }
+              | SYMBOL { $$ = $1; }
+              ;
+
+module_attrs_opt: %empty               { $$ = (LyiList){0}; }
+                | ATTRIBUTES attr_dict { $$ = $2; }
+                ;
+
+funcs: %empty
+     | funcs func
+     | funcs gfunc
+     ;
+
+/* The generic form mlir-opt prints with --mlir-print-op-generic. */
+gfunc: GFUNC '(' ')' props_opt { CHECK(begin_gfunc(p, $4, @1)); }
+       '(' '{' gbody '}' ')' attr_dict_opt ':' '(' ')' ARROW '(' ')' loc_opt { CHECK(end_gfunc(p, $11, $18)); }
+     ;
+
+gbody: { CHECK(gfunc_block(p, (LyiList){0}, false, @$)); } ops
+     | BLOCK '(' args_opt ')' ':' { CHECK(gfunc_block(p, $3, true, @1)); } ops
+     | BLOCK ':' { CHECK(gfunc_block(p, (LyiList){0}, true, @1)); } ops
+     ;
+
+/* `#map = affine_map<...>`, `#loc1 = loc(...)`: kept and printed back. */
+alias_def: HASH '=' alias_value { CHECK(add_alias(p, $1, $3, @1)); }
+         ;
+
+alias_value: OPAQUE { $$ = $1; }
+           | LOC    { $$ = $1; }
+           ;
+
+func: FUNC vis_opt SYMBOL { CHECK(begin_func(p, $3, @3)); }
+      '(' args_opt ')' func_results func_attrs_opt
+      { CHECK(set_func_extras(p, $2, @2, $9, $6) && set_signature(p, $6, $8)); }
+      func_body loc_opt { p->fn->decl = !$11; p->fn->srcloc = $12; CHECK(end_func(p)); }
     ;
+
+vis_opt: %empty { $$ = (LyirStr){0}; }
+       | IDENT  { $$ = $1; }
+       ;
+
+func_attrs_opt: %empty               { $$ = (LyiList){0}; }
+              | ATTRIBUTES attr_dict { $$ = $2; }
+              ;
+
+func_body: %empty      { $$ = 0; }
+         | '{' ops '}' { $$ = 1; }
+         ;
+
+loc_opt: %empty { $$ = (LyirStr){0}; }
+       | LOC    { $$ = $1; }
+       ;
 
 args_opt: %empty { $$ = (LyiList){0}; }
         | args   { $$ = $1; }
@@ -122,7 +224,8 @@ args: arg          { $$ = list1($1); }
     | args ',' arg { $$ = append($1, $3); }
     ;
 
-arg: VALUE ':' type { $$ = add_arg(p, $1, @1, $3); CHECK($$); }
+arg: VALUE ':' type attr_dict_opt loc_opt { $$ = add_arg(p, $1, @1, $3); CHECK($$); $$->dict = $4; }
+   | type attr_dict_opt loc_opt           { $$ = add_arg(p, (LyirStr){0}, @1, $1); CHECK($$); $$->dict = $2; }
    ;
 
 func_results: %empty                 { $$ = (LyiList){0}; }
@@ -134,17 +237,37 @@ ops: %empty
    | ops op
    ;
 
-op: results_opt STRING '(' operands_opt ')' attr_dict_opt ':' '(' types_opt ')' ARROW result_types
-    { CHECK(make_op(p, $1, $2, @2, $4, $6, $9, $12, @8)); }
+op: op_body loc_opt { if ($2.len) p->last_op->srcloc = $2; }
   ;
+
+op_body: results_opt STRING '(' operands_opt ')' attr_dict_opt ':' '(' types_opt ')' ARROW result_types
+         { CHECK(make_op(p, $1, $2, @2, $4, $6, $9, $12, @8)); }
+       | RETURN %prec BARE_RETURN
+         { CHECK(make_op(p, (LyiList){0}, S("func.return"), @1, (LyiList){0}, (LyiList){0}, (LyiList){0},
+                         (LyiList){0}, @1)); }
+       | RETURN operands ':' types
+         { CHECK(make_op(p, (LyiList){0}, S("func.return"), @1, $2, (LyiList){0}, $4, (LyiList){0}, @4)); }
+       /* MLIR's custom form of the cast that --emit=mlir writes before a
+        * return whose value has a layout where the signature says `any`. */
+       | results_opt CAST operands ':' types IDENT types
+         { if (!($6.len == 2 && !memcmp($6.s, "to", 2))) {
+             lyir_error(p->m, L(@6), "expected 'to', found '%.*s'", $6.len > 32 ? 32 : $6.len, $6.s);
+             YYABORT;
+           }
+           CHECK(make_op(p, $1, S("builtin.unrealized_conversion_cast"), @2, $3, (LyiList){0}, $5, $7, @5)); }
+       ;
 
 results_opt: %empty           { $$ = (LyiList){0}; }
            | result_names '=' { $$ = $1; }
            ;
 
-result_names: VALUE                  { LyiItem *it = item(p, @1); CHECK(it); it->name = $1; $$ = list1(it); }
-            | result_names ',' VALUE { LyiItem *it = item(p, @3); CHECK(it); it->name = $3; $$ = append($1, it); }
+result_names: result_name                  { $$ = list1($1); }
+            | result_names ',' result_name { $$ = append($1, $3); }
             ;
+
+result_name: VALUE       { $$ = result_name(p, $1, false, @1); CHECK($$); }
+           | VALUE_GROUP { $$ = result_name(p, $1, true, @1); CHECK($$); }
+           ;
 
 operands_opt: %empty   { $$ = (LyiList){0}; }
             | operands { $$ = $1; }
@@ -157,20 +280,46 @@ operands: operand              { $$ = list1($1); }
 operand: VALUE { $$ = use_value(p, $1, @1); CHECK($$); }
        ;
 
-attr_dict_opt: %empty        { $$ = (LyiList){0}; }
-             | '{' '}'       { $$ = (LyiList){0}; }
-             | '{' attrs '}' { $$ = $2; }
+attr_dict_opt: %empty    { $$ = (LyiList){0}; }
+             | attr_dict { $$ = $1; }
              ;
+
+attr_dict: '{' '}'       { $$ = (LyiList){0}; }
+         | '{' attrs '}' { $$ = $2; }
+         ;
 
 attrs: attr           { $$ = list1($1); }
      | attrs ',' attr { $$ = append($1, $3); }
      ;
 
-attr: IDENT '=' attr_value { $$ = $3; $$->name = $1; $$->loc = L(@1); }
+attr: attr_name '=' attr_value { $$ = $3; $$->name = $1; $$->loc = L(@1); }
+    | attr_name                { $$ = attr_item(p, LYIR_ATTR_UNIT, 0, (LyirStr){0}, (LyiList){0}, @1); CHECK($$);
+                                 $$->name = $1; }
     ;
 
-attr_value: INTEGER             { $$ = attr_item(p, LYIR_ATTR_INT, $1, (LyirStr){0}, (LyiList){0}, @1); CHECK($$); }
+/* MLIR quotes a name that is not an identifier. */
+attr_name: IDENT  { $$ = $1; }
+         | STRING { $$ = (LyirStr){$1.s - 1, $1.len + 2}; }
+         ;
+
+type_suffix: ':' IDENT { $$ = $2; }
+           | ':' TYPE  { $$ = type_text(p, $2); }
+           ;
+
+attr_value: attr_dict           { $$ = attr_item(p, LYIR_ATTR_DICT, 0, (LyirStr){0}, $1, @1); CHECK($$); }
+          | '(' types_opt ')' ARROW result_types
+                                { $$ = attr_item(p, LYIR_ATTR_OPAQUE, 0, S("function type"), (LyiList){0}, @1);
+                                  CHECK($$); $$->ins = $2; $$->outs = $5; }
+          | INTEGER             { $$ = attr_item(p, LYIR_ATTR_INT, $1, (LyirStr){0}, (LyiList){0}, @1); CHECK($$); }
           | '-' INTEGER         { $$ = attr_item(p, LYIR_ATTR_INT, -$2, (LyirStr){0}, (LyiList){0}, @1); CHECK($$); }
+          | INTEGER type_suffix { $$ = attr_item(p, LYIR_ATTR_INT, $1, (LyirStr){0}, (LyiList){0}, @1); CHECK($$);
+                                  $$->attr.type = $2; }
+          | '-' INTEGER type_suffix
+                                { $$ = attr_item(p, LYIR_ATTR_INT, -$2, (LyirStr){0}, (LyiList){0}, @1); CHECK($$);
+                                  $$->attr.type = $3; }
+          | OPAQUE              { $$ = opaque_attr(p, $1, @1); CHECK($$); }
+          | OPAQUE type_suffix  { $$ = opaque_attr(p, $1, @1); CHECK($$); $$->attr.type = $2; }
+          | HASH                { $$ = opaque_attr(p, $1, @1); CHECK($$); }
           | STRING              { $$ = attr_item(p, LYIR_ATTR_STRING, 0, $1, (LyiList){0}, @1); CHECK($$); }
           | IDENT               { bool t = $1.len == 4 && !memcmp($1.s, "true", 4);
                                   if (!t && !($1.len == 5 && !memcmp($1.s, "false", 5))) {
@@ -233,7 +382,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, LyiParser *p) {
   int n = yypcontext_expected_tokens(ctx, exp, 8);
   LyBuf b;
   ly_buf_init(&b);
-  if (n > 0 && n <= 6) {
+  if (n > 0 && n <= 7) {
     ly_buf_puts(&b, "expected ");
     for (int i = 0; i < n; i++) {
       const char *name = exp[i] == YYSYMBOL_YYEOF ? "end of input" : yysymbol_name(exp[i]);
@@ -275,6 +424,13 @@ static LyiItem *attr_item(LyiParser *p, LyirAttrKind k, int64_t i, LyirStr s, Ly
   if (!it)
     return NULL;
   it->attr = (LyirAttrValue){.kind = k, .i = i, .s = s, .loc = L(l)};
+  if (k == LYIR_ATTR_DICT) {
+    LyirDict d;
+    if (!dict_of(p, elems, &d))
+      return NULL;
+    it->attr.n = d.n;
+    it->attr.fields = d.attrs;
+  }
   if (k == LYIR_ATTR_ARRAY) {
     /* Elements move to the module now: the scratch arena is reset per op. */
     it->attr.n = elems.n;
@@ -288,6 +444,243 @@ static LyiItem *attr_item(LyiParser *p, LyirAttrKind k, int64_t i, LyirStr s, Ly
       it->attr.elems[j++] = e->attr;
   }
   return it;
+}
+
+/* An attribute layoutc keeps as text; `array<i64: 1, 0>` (a dense array)
+ * becomes an int array that remembers its spelling. */
+static LyiItem *opaque_attr(LyiParser *p, LyirStr text, LYI_LTYPE l) {
+  LyiItem *it = attr_item(p, LYIR_ATTR_OPAQUE, 0, text, (LyiList){0}, l);
+  if (!it || text.len < 8 || memcmp(text.s, "array<", 6))
+    return it;
+  const char *s = text.s + 6, *e = text.s + text.len - 1; /* e: the closing '>' */
+  const char *t = s;
+  while (t < e && ((*t >= 'a' && *t <= 'z') || (*t >= '0' && *t <= '9')))
+    t++;
+  if (t == s || !(s[0] == 'i' || s[0] == 's' || s[0] == 'u'))
+    return it; /* array<f32: ...> and others stay text */
+  int64_t vals[LY_MAX_RANK * 4];
+  int n = 0;
+  const char *c = t;
+  if (c < e && *c == ':') {
+    c++;
+    for (;;) {
+      while (c < e && (*c == ' ' || *c == '\n' || *c == '\t'))
+        c++;
+      bool neg = c < e && *c == '-';
+      c += neg;
+      if (c == e || *c < '0' || *c > '9' || n == (int)(sizeof vals / sizeof *vals))
+        return it;
+      int64_t v = 0;
+      while (c < e && *c >= '0' && *c <= '9')
+        if (!ly_mul(v, 10, &v) || !ly_add(v, *c++ - '0', &v))
+          return it;
+      vals[n++] = neg ? -v : v;
+      while (c < e && (*c == ' ' || *c == '\n' || *c == '\t'))
+        c++;
+      if (c == e)
+        break;
+      if (*c++ != ',')
+        return it;
+    }
+  } else if (c != e) {
+    return it;
+  }
+  LyirAttrValue *elems = lyir_alloc(p->m, (size_t)(n ? n : 1) * sizeof *elems);
+  if (!elems) {
+    oom(p, L(l));
+    return NULL;
+  }
+  for (int i = 0; i < n; i++)
+    elems[i] = (LyirAttrValue){.kind = LYIR_ATTR_INT, .i = vals[i], .loc = L(l)};
+  it->attr = (LyirAttrValue){.kind = LYIR_ATTR_ARRAY, .n = n, .elems = elems, .dense = {s, (int)(t - s)},
+                             .loc = L(l)};
+  return it;
+}
+
+/* An attribute list moved to the module (the scratch arena is reset). */
+static bool dict_of(LyiParser *p, LyiList attrs, LyirDict *out) {
+  out->n = attrs.n;
+  out->attrs = attrs.n ? lyir_alloc(p->m, (size_t)attrs.n * sizeof *out->attrs) : NULL;
+  if (attrs.n && !out->attrs)
+    return oom(p, (LyLoc){0, 0});
+  int i = 0;
+  for (LyiItem *a = attrs.head; a; a = a->next, i++)
+    out->attrs[i] = (LyirAttr){a->name, a->attr, a->loc};
+  return true;
+}
+
+static bool begin_module(LyiParser *p, LyirStr sym, LyiList attrs, LYI_LTYPE l) {
+  if (p->saw_module || p->m->first) {
+    lyir_error(p->m, L(l), "a file holds one module; split it with '// -----' and --split-input-file");
+    return false;
+  }
+  p->saw_module = p->m->wrapped = true;
+  p->m->sym = sym;
+  bool ok = dict_of(p, attrs, &p->m->attrs);
+  ly_arena_free(&p->scratch);
+  return ok;
+}
+
+static bool add_alias(LyiParser *p, LyirStr name, LyirStr text, LYI_LTYPE l) {
+  LyirModule *m = p->m;
+  for (int i = 0; i < m->naliases; i++)
+    if (m->aliases[i].name.len == name.len - 1 && !memcmp(m->aliases[i].name.s, name.s + 1, (size_t)name.len - 1)) {
+      lyir_error(m, L(l), "redefinition of alias '%.*s'", name.len, name.s);
+      return false;
+    }
+  if ((m->naliases & (m->naliases - 1)) == 0) { /* grow at powers of two */
+    LyirAlias *a = lyir_alloc(m, (size_t)(m->naliases ? 2 * m->naliases : 1) * sizeof *a);
+    if (!a)
+      return oom(p, L(l));
+    if (m->naliases)
+      memcpy(a, m->aliases, (size_t)m->naliases * sizeof *a);
+    m->aliases = a;
+  }
+  m->aliases[m->naliases++] = (LyirAlias){{name.s + 1, name.len - 1}, text};
+  return true;
+}
+
+static bool set_func_extras(LyiParser *p, LyirStr vis, LYI_LTYPE vl, LyiList attrs, LyiList args) {
+  LyirFunc *f = p->fn;
+  if (vis.len && !((vis.len == 7 && !memcmp(vis.s, "private", 7)) || (vis.len == 6 && !memcmp(vis.s, "public", 6)) ||
+                   (vis.len == 6 && !memcmp(vis.s, "nested", 6)))) {
+    lyir_error(p->m, L(vl), "expected 'private', 'public' or 'nested' before the function name, found '%.*s'",
+               vis.len > 32 ? 32 : vis.len, vis.s);
+    return false;
+  }
+  f->visibility = vis;
+  if (!dict_of(p, attrs, &f->attrs))
+    return false;
+  bool any = false;
+  for (LyiItem *a = args.head; a; a = a->next)
+    any = any || a->dict.n;
+  if (any) {
+    f->arg_attrs = lyir_alloc(p->m, (size_t)args.n * sizeof *f->arg_attrs);
+    if (!f->arg_attrs)
+      return oom(p, f->loc);
+    int i = 0;
+    for (LyiItem *a = args.head; a; a = a->next, i++)
+      if (!dict_of(p, a->dict, &f->arg_attrs[i]))
+        return false;
+  }
+  return true;
+}
+
+/* --- The generic form of func.func and builtin.module ---------------------- */
+
+static bool name_is(LyirStr n, const char *s) { return n.len == (int)strlen(s) && !memcmp(n.s, s, (size_t)n.len); }
+
+static LyirStr prop_sym(LyiParser *p, LyiList props, bool *ok) {
+  LyirStr sym = {0};
+  for (LyiItem *a = props.head; a; a = a->next) {
+    if (name_is(a->name, "sym_name") && a->attr.kind == LYIR_ATTR_STRING) {
+      sym = a->attr.s;
+    } else {
+      lyir_error(p->m, a->loc, "unexpected property '%.*s' of builtin.module", a->name.len > 32 ? 32 : a->name.len,
+                 a->name.s);
+      *ok = false;
+    }
+  }
+  return sym;
+}
+
+/* sym_name, function_type, sym_visibility, arg_attrs: the signature is
+ * known before the body, whose entry block names the arguments. */
+static bool begin_gfunc(LyiParser *p, LyiList props, LYI_LTYPE l) {
+  LyirStr name = {0}, vis = {0};
+  LyiItem *ftype = NULL;
+  p->gargs = (LyirAttrValue){0};
+  for (LyiItem *a = props.head; a; a = a->next) {
+    if (name_is(a->name, "sym_name") && a->attr.kind == LYIR_ATTR_STRING)
+      name = a->attr.s;
+    else if (name_is(a->name, "sym_visibility") && a->attr.kind == LYIR_ATTR_STRING)
+      vis = a->attr.s;
+    else if (name_is(a->name, "function_type") && a->attr.kind == LYIR_ATTR_OPAQUE && name_is(a->attr.s, "function type"))
+      ftype = a;
+    else if (name_is(a->name, "arg_attrs") && a->attr.kind == LYIR_ATTR_ARRAY)
+      p->gargs = a->attr;
+    else {
+      lyir_error(p->m, a->loc, "unexpected property '%.*s' of func.func (expected sym_name, function_type, "
+                 "sym_visibility or arg_attrs)", a->name.len > 32 ? 32 : a->name.len, a->name.s);
+      return false;
+    }
+  }
+  if (!name.len || !ftype) {
+    lyir_error(p->m, L(l), "func.func needs the properties sym_name and function_type");
+    return false;
+  }
+  if (!begin_func(p, name, l))
+    return false;
+  p->fn->visibility = vis;
+  p->gins = ftype->ins;
+  p->gouts = ftype->outs;
+  return true;
+}
+
+static bool gfunc_block(LyiParser *p, LyiList args, bool labelled, LYI_LTYPE l) {
+  LyiList ins = p->gins;
+  if (labelled && args.n != ins.n) {
+    lyir_error(p->m, L(l), "the entry block has %d argument%s but the function type lists %d", args.n,
+               args.n == 1 ? "" : "s", ins.n);
+    return false;
+  }
+  if (labelled) {
+    LyiItem *t = ins.head;
+    for (LyiItem *a = args.head; a; a = a->next, t = t->next)
+      if (a->value->type != t->type) {
+        type_error(p, a->loc, "block argument", a->value->name, a->value->type, t->type);
+        return false;
+      }
+  } else { /* no entry block: a declaration (or a function without arguments) */
+    args = (LyiList){0};
+    for (LyiItem *t = ins.head; t; t = t->next) {
+      LyiItem *a = add_arg(p, (LyirStr){0}, l, t->type);
+      if (!a)
+        return false;
+      args = args.n ? append(args, a) : list1(a);
+    }
+  }
+  if (p->gargs.n) {
+    if (p->gargs.n != args.n) {
+      lyir_error(p->m, p->gargs.loc, "arg_attrs lists %d dictionaries for %d arguments", p->gargs.n, args.n);
+      return false;
+    }
+    int i = 0;
+    for (LyiItem *a = args.head; a; a = a->next, i++) {
+      if (p->gargs.elems[i].kind != LYIR_ATTR_DICT) {
+        lyir_error(p->m, p->gargs.elems[i].loc, "arg_attrs entries are dictionaries");
+        return false;
+      }
+    }
+  }
+  if (!set_signature(p, args, p->gouts))
+    return false;
+  LyirFunc *f = p->fn;
+  if (p->gargs.n) {
+    f->arg_attrs = lyir_alloc(p->m, (size_t)f->nargs * sizeof *f->arg_attrs);
+    if (!f->arg_attrs)
+      return oom(p, f->loc);
+    for (int i = 0; i < f->nargs; i++)
+      f->arg_attrs[i] = (LyirDict){p->gargs.elems[i].n, p->gargs.elems[i].fields};
+  }
+  f->decl = !labelled && f->nargs > 0; /* decided again at the end: no ops, no label */
+  p->glabelled = labelled;
+  return true;
+}
+
+static bool end_gfunc(LyiParser *p, LyiList attrs, LyirStr loc) {
+  LyirFunc *f = p->fn;
+  f->decl = !p->glabelled && !f->first;
+  f->srcloc = loc;
+  if (!dict_of(p, attrs, &f->attrs))
+    return false;
+  return end_func(p);
+}
+
+static bool end_gmodule(LyiParser *p, LyiList attrs) { return dict_of(p, attrs, &p->m->attrs); }
+
+static LyirStr type_text(LyiParser *p, LyiTypeTok t) {
+  return (LyirStr){p->buf + t.begin, (int)(t.end - t.begin)};
 }
 
 /* --- Types --------------------------------------------------------------------- */
@@ -323,6 +716,17 @@ static void shift_handler(const LyDiagnostic *d, void *user) {
     s->handler(&c, s->user);
 }
 
+/* `#name` inside a type: the text of the module's alias (defined before). */
+static const char *alias_lookup(void *user, const char *name, int len, int *text_len) {
+  const LyirModule *m = user;
+  for (int i = 0; i < m->naliases; i++)
+    if (m->aliases[i].name.len == len && !memcmp(m->aliases[i].name.s, name, (size_t)len)) {
+      *text_len = m->aliases[i].text.len;
+      return m->aliases[i].text.s;
+    }
+  return NULL;
+}
+
 static const LyTypeImpl *parse_type(LyiParser *p, LyiTypeTok t, LYI_LTYPE l) {
   LyDiagEngine *d = &p->m->ctx->diag;
   const LySource *src = &p->m->src;
@@ -332,7 +736,11 @@ static const LyTypeImpl *parse_type(LyiParser *p, LyiTypeTok t, LYI_LTYPE l) {
   LySource sub = {src->name, src->text + from, src->len - from};
   d->handler = shift_handler;
   d->user = &s;
+  p->m->ctx->alias_lookup = alias_lookup;
+  p->m->ctx->alias_user = p->m;
   const LyTypeImpl *ty = lyp_parse_type_in(p->m->ctx, &sub, t.begin - from, t.end - from);
+  p->m->ctx->alias_lookup = NULL;
+  p->m->ctx->alias_user = NULL;
   d->handler = s.handler;
   d->user = s.user;
   return ty;
@@ -376,7 +784,8 @@ static LyiItem *add_arg(LyiParser *p, LyirStr name, LYI_LTYPE nl, const LyTypeIm
     return NULL;
   }
   LyiItem *it = item(p, nl); /* reports running out of memory itself */
-  if (!it || !define(p, v, L(nl)))
+  /* A declaration lists types only: nothing to define. */
+  if (!it || (name.len && !define(p, v, L(nl))))
     return NULL;
   it->value = v;
   return it;
@@ -401,7 +810,53 @@ static bool set_signature(LyiParser *p, LyiList args, LyiList results) {
   return true;
 }
 
+/* The cast --emit=mlir writes (MLIR's func.return wants the declared type,
+ * where layoutc's `any` result accepts any layout): a cast of a value to its
+ * own type with layout `any`, used only by the return, is folded away so
+ * that reading the MLIR form gives the function it was printed from. */
+static bool is_return_cast(const LyirOp *op) {
+  static const char name[] = "builtin.unrealized_conversion_cast";
+  if (op->foreign.len != (int)sizeof name - 1 || memcmp(op->foreign.s, name, sizeof name - 1) ||
+      op->noperands != 1 || op->nresults != 1 || op->nattrs)
+    return false;
+  const LyTypeImpl *a = op->operands[0]->type, *r = op->results[0]->type;
+  return r->kind == LYD_ANY && a->kind != LYD_ANY && a->elem == r->elem && a->rank == r->rank &&
+         !memcmp(a->dims, r->dims, (size_t)a->rank * sizeof *a->dims) && a->ms_num == r->ms_num &&
+         (a->ms_str == r->ms_str || (a->ms_str && r->ms_str && !strcmp(a->ms_str, r->ms_str)));
+}
+
+static void fold_return_casts(LyirFunc *f) {
+  LyirOp *ret = f->last;
+  if (!ret || ret->kind != LYIR_OP_RETURN || ret->foreign.len)
+    return;
+  for (int i = 0; i < ret->noperands; i++) {
+    LyirOp *c = ret->operands[i]->def;
+    if (!c || !is_return_cast(c))
+      continue;
+    int uses = 0;
+    for (LyirOp *op = f->first; op; op = op->next)
+      for (int j = 0; j < op->noperands; j++)
+        uses += op->operands[j] == c->results[0];
+    if (uses != 1)
+      continue;
+    ret->operands[i] = c->operands[0];
+    lyir_op_remove(f, c);
+  }
+}
+
 static bool end_func(LyiParser *p) {
+  LyirFunc *f = p->fn;
+  fold_return_casts(f);
+  for (int i = 0; i < f->nargs; i++)
+    if (f->args[i]->name.len && f->decl) {
+      lyir_error(p->m, p->end_loc, "expected '{' after the signature of '@%.*s': a function whose arguments are "
+                 "named has a body", f->name.len, f->name.s);
+      return false;
+    } else if (!f->args[i]->name.len && !f->decl) {
+      lyir_error(p->m, f->args[i]->loc, "argument #%d of '@%.*s' needs a name: the function has a body", i,
+                 f->name.len, f->name.s);
+      return false;
+    }
   lyir_func_append(p->m, p->fn);
   p->fn = NULL;
   lyir_symtab_free(&p->values);
@@ -474,43 +929,99 @@ static bool fill_attrs(LyiParser *p, LyirOp *op, LyiList attrs) {
   return ok;
 }
 
+/* A group `%x:N` defines %x#0 .. %x#N-1, as MLIR does. */
 static bool fill_results(LyiParser *p, LyirOp *op, LyiList results, LyiList out_types, LyLoc sig) {
-  if (results.n != out_types.n) {
-    lyir_error(p->m, sig, "the op defines %d result%s but its signature lists %d result type%s", results.n,
-               results.n == 1 ? "" : "s", out_types.n, out_types.n == 1 ? "" : "s");
+  if (op->nresults != out_types.n) {
+    lyir_error(p->m, sig, "the op defines %d result%s but its signature lists %d result type%s", op->nresults,
+               op->nresults == 1 ? "" : "s", out_types.n, out_types.n == 1 ? "" : "s");
     return false;
   }
   int i = 0;
   LyiItem *t = out_types.head;
-  for (LyiItem *r = results.head; r; r = r->next, t = t->next, i++) {
-    LyirValue *v = lyir_value_create(p->m, t->type, r->name, r->loc);
-    if (!v)
-      return oom(p, r->loc);
-    v->def = op;
-    op->results[i] = v;
-    op->result_type_locs[i] = t->loc;
-    if (!define(p, v, r->loc))
-      return false;
+  for (LyiItem *r = results.head; r; r = r->next) {
+    for (int j = 0; j < r->count; j++, t = t->next, i++) {
+      LyirStr name = r->name;
+      if (r->count > 1 || r->name.len != r->attr.s.len) { /* a group: name#j */
+        char *s = lyir_alloc(p->m, (size_t)r->name.len + 24);
+        if (!s)
+          return oom(p, r->loc);
+        name = (LyirStr){s, snprintf(s, (size_t)r->name.len + 24, "%.*s#%d", r->name.len, r->name.s, j)};
+      }
+      LyirValue *v = lyir_value_create(p->m, t->type, name, r->loc);
+      if (!v)
+        return oom(p, r->loc);
+      if (name.s != r->name.s)
+        v->numbered = r->numbered;
+      v->def = op;
+      op->results[i] = v;
+      op->result_type_locs[i] = t->loc;
+      if (!define(p, v, r->loc))
+        return false;
+    }
   }
   return true;
+}
+
+/* `%x` or a group `%x:N` (N >= 1). */
+static LyiItem *result_name(LyiParser *p, LyirStr s, bool group, LYI_LTYPE l) {
+  LyiItem *it = item(p, l);
+  if (!it)
+    return NULL;
+  it->name = s;
+  it->count = 1;
+  it->attr.s = s; /* the name as written: a group's members are renamed */
+  if (group) {
+    const char *colon = memchr(s.s, ':', (size_t)s.len);
+    int64_t n = 0;
+    for (const char *c = colon + 1; c < s.s + s.len; c++)
+      if (!ly_mul(n, 10, &n) || !ly_add(n, *c - '0', &n) || n > 65536) {
+        lyir_error(p->m, L(l), "a result group has at most 65536 results");
+        return NULL;
+      }
+    if (n == 0) {
+      lyir_error(p->m, L(l), "a result group has at least one result");
+      return NULL;
+    }
+    it->name.len = (int)(colon - s.s);
+    it->attr.s = (LyirStr){0};
+    it->count = (int)n;
+    bool digits = true;
+    for (int i = 0; i < it->name.len; i++)
+      digits = digits && it->name.s[i] >= '0' && it->name.s[i] <= '9';
+    it->numbered = digits;
+  }
+  return it;
 }
 
 static bool make_op(LyiParser *p, LyiList results, LyirStr name, LYI_LTYPE nl, LyiList operands,
                     LyiList attrs, LyiList in_types, LyiList out_types, LYI_LTYPE sigl) {
   LyirOpKind k = lyir_op_lookup(name.s, name.len);
-  if (k == LYIR_OP_COUNT) {
-    lyir_error(p->m, L(nl), "unknown operation \"%.*s\" (expected layout.reshape, layout.transpose, "
-               "layout.slice, layout.broadcast, layout.relayout, layout.view, layout.op or func.return)",
-               name.len > 64 ? 64 : name.len, name.s);
-    return false;
+  bool foreign = k == LYIR_OP_COUNT;
+  if (foreign) {
+    /* An op layoutc does not know: opaque compute without constraints,
+     * which every pass leaves as it is. A name in layoutc's own dialect
+     * is a typo, though. */
+    if (name.len == 0 || (name.len >= 7 && !memcmp(name.s, "layout.", 7))) {
+      lyir_error(p->m, L(nl), "unknown operation \"%.*s\" (expected layout.reshape, layout.transpose, "
+                 "layout.slice, layout.broadcast, layout.relayout, layout.view, layout.op or func.return)",
+                 name.len > 64 ? 64 : name.len, name.s);
+      return false;
+    }
+    k = LYIR_OP_COMPUTE;
   }
   if (!check_operand_types(p, operands, in_types, L(sigl)))
     return false;
+  int nres = 0;
+  for (LyiItem *r = results.head; r; r = r->next)
+    nres += r->count;
   LyLoc start = results.n ? results.head->loc : L(nl);
-  LyirOp *op = lyir_op_create(p->m, k, start, operands.n, results.n, attrs.n);
+  LyirOp *op = lyir_op_create(p->m, k, start, operands.n, nres, attrs.n);
   if (!op)
     return oom(p, L(nl));
   op->name_loc = L(nl);
+  if (foreign)
+    op->foreign = name;
+  p->last_op = op;
   int i = 0;
   for (LyiItem *o = operands.head; o; o = o->next, i++)
     op->operands[i] = o->value, op->operand_locs[i] = o->loc;

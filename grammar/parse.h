@@ -21,6 +21,12 @@ typedef struct {
   const char *buf, *cur, *lim, *tok, *line_start;
   int line;
   bool after_dim;   /* an 'x' right after a dim separates dims */
+  /* Inside an alias's text (`#map`): where the lexer resumes, and the
+   * alias's place, where everything inside it is located. */
+  bool in_alias;
+  const char *saved_cur, *saved_lim, *saved_line_start;
+  int saved_line;
+  LyLoc alias_loc;
   bool lex_error;   /* the lexer already reported this token */
   LyLoc end_loc;    /* just after the last token */
   struct { char ch; LyLoc loc; } open[LYP_MAX_NEST];
@@ -31,6 +37,10 @@ typedef struct {
   LyTypeAst ast;
   bool have_layout, have_ms, tiled_ms, general_offset;
   LyLoc layout_loc, ms_loc;
+  /* affine_map: names of its dims and symbols, in order */
+  struct { const char *s; int len; } aff_dim[LY_MAX_RANK], aff_sym[LY_MAX_RANK];
+  LyLoc tiled_ms_loc;     /* a bare integer in tiled_layout (the RFC's memory space) */
+  int64_t tiled_ms_val;
   LyArena arena; /* nested digits and coefficients; freed after lowering */
   /* Digits under construction: frame 0 is a top-level digit, deeper frames
    * are nested sub-digits. */

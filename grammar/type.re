@@ -7,10 +7,17 @@
 #include <string.h>
 
 static LyLoc tok_loc(LyParser *p) {
+  if (p->in_alias)
+    return p->alias_loc;
   return (LyLoc){p->line, (int)(p->tok - p->line_start) + 1};
 }
 
 static void set_loc(LyParser *p, LYT_LTYPE *l) {
+  if (p->in_alias) {
+    l->first_line = l->last_line = p->alias_loc.line;
+    l->first_column = l->last_column = p->alias_loc.col;
+    return;
+  }
   l->first_line = l->last_line = p->line;
   l->first_column = (int)(p->tok - p->line_start) + 1;
   l->last_column = (int)(p->cur - p->line_start);
@@ -29,7 +36,7 @@ static int open_bracket(LyParser *p, char c) {
 }
 
 static int close_bracket(LyParser *p, char c) {
-  static const char pairs[] = "<>()[]";
+  static const char pairs[] = "<>()[]{}";
   char want = pairs[strchr(pairs, c) - pairs - 1];
   if (p->nopen == 0 || p->open[p->nopen - 1].ch != want) {
     if (p->nopen == 0)
@@ -42,6 +49,28 @@ static int close_bracket(LyParser *p, char c) {
   }
   p->nopen--;
   return c;
+}
+
+/* `#name` of the module's aliases: the lexer reads the alias's text (one
+ * level: an alias inside an alias is an error) and then resumes. */
+static bool enter_alias(LyParser *p) {
+  int len = (int)(p->cur - p->tok) - 1, n;
+  const char *text = p->in_alias || !p->ctx->alias_lookup
+                         ? NULL
+                         : p->ctx->alias_lookup(p->ctx->alias_user, p->tok + 1, len, &n);
+  if (!text)
+    return false;
+  char *copy = ly_arena_alloc(&p->arena, (size_t)n + 1); /* the lexer needs its NUL sentinel */
+  if (!copy)
+    return false;
+  memcpy(copy, text, (size_t)n);
+  copy[n] = 0;
+  p->alias_loc = tok_loc(p);
+  p->saved_cur = p->cur, p->saved_lim = p->lim, p->saved_line_start = p->line_start, p->saved_line = p->line;
+  p->cur = p->line_start = copy;
+  p->lim = copy + n;
+  p->in_alias = true;
+  return true;
 }
 
 int lyt_lex(LYT_STYPE *val, LYT_LTYPE *loc, LyParser *p) {
@@ -67,6 +96,11 @@ again:
     ident = [a-zA-Z_][a-zA-Z0-9_]*;
 
     $ {
+      if (p->in_alias) { /* back to the type after `#name` */
+        p->cur = p->saved_cur, p->lim = p->saved_lim, p->line_start = p->saved_line_start, p->line = p->saved_line;
+        p->in_alias = false;
+        goto again;
+      }
       /* End of input is reported just after the last token. */
       LyLoc e = p->end_loc.line ? p->end_loc : (LyLoc){1, 1};
       loc->first_line = loc->last_line = e.line;
@@ -86,6 +120,41 @@ again:
     "layout" { set_loc(p, loc); return LYT_LAYOUT; }
     "size" { set_loc(p, loc); return LYT_SIZE; }
     "floordiv" { set_loc(p, loc); return LYT_FLOORDIV; }
+    "opaque" { set_loc(p, loc); return LYT_OPAQUE; }
+    "affine_map" { set_loc(p, loc); return LYT_AFFINE_MAP; }
+    "ceildiv" { set_loc(p, loc); return LYT_CEILDIV; }
+    "->" { set_loc(p, loc); return LYT_ARROW; }
+
+    /* The MLIR form of docs/ir.md: one dialect attribute per type. */
+    "#layout.any" { set_loc(p, loc); return LYT_M_ANY; }
+    "#layout.tag" { set_loc(p, loc); return LYT_M_TAG; }
+    "#layout.tiled" { set_loc(p, loc); return LYT_M_TILED; }
+    "#layout.strided" { set_loc(p, loc); return LYT_M_STRIDED; }
+    "#layout.general" { set_loc(p, loc); return LYT_M_GENERAL; }
+    "#layout.memspace" { set_loc(p, loc); return LYT_M_MEMSPACE; }
+    "#layout.opaque" { set_loc(p, loc); return LYT_M_OPAQUE; }
+    "#layout." ident {
+      set_loc(p, loc);
+      lyp_error(p, tok_loc(p), "unknown layout attribute '%.*s' (expected #layout.any, #layout.tag, "
+                "#layout.tiled, #layout.strided, #layout.general, #layout.opaque or #layout.memspace)",
+                (int)(p->cur - p->tok) > 40 ? 40 : (int)(p->cur - p->tok), p->tok);
+      p->lex_error = true;
+      return LYT_LYT_UNDEF;
+    }
+    "#" ident {
+      if (enter_alias(p))
+        goto again;
+      set_loc(p, loc);
+      val->str.s = p->tok + 1;
+      val->str.len = (int)(p->cur - p->tok) - 1;
+      return LYT_ALIAS;
+    }
+    "\xe2\x80" [\x9c\x9d\x98\x99] {
+      set_loc(p, loc);
+      lyp_error(p, tok_loc(p), "curly quote: a format tag is written between straight quotes, \"NCHW\"");
+      p->lex_error = true;
+      return LYT_LYT_UNDEF;
+    }
     "mod" { set_loc(p, loc); return LYT_MOD; }
 
     digit+ {
@@ -128,8 +197,8 @@ again:
       return LYT_LYT_UNDEF;
     }
     "?" { set_loc(p, loc); p->after_dim = true; return '?'; }
-    [<([] { set_loc(p, loc); return open_bracket(p, (char)p->tok[0]); }
-    [>)\]] { set_loc(p, loc); return close_bracket(p, (char)p->tok[0]); }
+    [<([{] { set_loc(p, loc); return open_bracket(p, (char)p->tok[0]); }
+    [>)\]}] { set_loc(p, loc); return close_bracket(p, (char)p->tok[0]); }
     [,:*+\-] { set_loc(p, loc); return p->tok[0]; }
     * {
       set_loc(p, loc);

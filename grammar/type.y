@@ -17,6 +17,7 @@
 %union {
   int64_t num;
   struct { const char *s; int len; } str;
+  const LyAffNode *node;
 }
 
 %code {
@@ -31,6 +32,13 @@ static bool begin_layout(LyParser *p, LySpecKind k, LYT_LTYPE l);
 static bool set_memspace(LyParser *p, int64_t num, const char *s, int len, LYT_LTYPE l);
 static bool add_perm(LyParser *p, int64_t v, LYT_LTYPE l);
 static bool begin_tile(LyParser *p, LYT_LTYPE l);
+static bool tiled_memspace(LyParser *p, int64_t v, LYT_LTYPE l);
+static bool use_alias(LyParser *p, const char *s, int len, LYT_LTYPE l);
+static bool add_aff_name(LyParser *p, bool sym, const char *s, int len, LYT_LTYPE l);
+static bool add_aff_result(LyParser *p, const LyAffNode *n, LYT_LTYPE l);
+static const LyAffNode *aff_ident(LyParser *p, const char *s, int len, LYT_LTYPE l);
+static const LyAffNode *aff_node(LyParser *p, LyAffKind k, int64_t v, const LyAffNode *a, const LyAffNode *b,
+                                 LYT_LTYPE l);
 static bool add_tile_entry(LyParser *p, int64_t v, LYT_LTYPE l);
 static bool add_stride(LyParser *p, int64_t v, LYT_LTYPE l);
 static bool add_term(LyParser *p, int64_t coef, const char *s, int len, LYT_LTYPE l);
@@ -46,9 +54,14 @@ static bool scale_sub(LyParser *p, int64_t coef, LYT_LTYPE l);
 %token <str> STRING "string"
 %token TENSOR "'tensor'" TILED "'tiled_layout'" STRIDED "'strided'" OFFSET "'offset'"
 %token ANY "'any'" MEMSPACE "'memspace'" LAYOUT "'layout'" SIZE "'size'"
-%token FLOORDIV "'floordiv'" MOD "'mod'" X "'x'"
+%token FLOORDIV "'floordiv'" MOD "'mod'" X "'x'" OPAQUE "'opaque'"
+%token M_ANY "'#layout.any'" M_TAG "'#layout.tag'" M_TILED "'#layout.tiled'" M_STRIDED "'#layout.strided'"
+%token M_GENERAL "'#layout.general'" M_MEMSPACE "'#layout.memspace'" M_OPAQUE "'#layout.opaque'"
+%token <str> ALIAS "attribute alias"
+%token AFFINE_MAP "'affine_map'" CEILDIV "'ceildiv'" ARROW "'->'"
 
 %type <num> sint stride_value div_opt mod_opt
+%type <node> aexpr aterm afactor
 
 %%
 
@@ -71,17 +84,109 @@ attrs: %empty
      ;
 
 attr: layout
-    | MEMSPACE '<' INTEGER '>' { CHECK(set_memspace(p, $3, NULL, 0, @1)); }
-    | MEMSPACE '<' STRING '>'  { CHECK(set_memspace(p, 0, $3.s, $3.len, @1)); }
+    | memspace
+    | mlir_attr
+    | ALIAS { CHECK(use_alias(p, $1.s, $1.len, @1)); }
     ;
 
-layout: TILED { CHECK(begin_layout(p, LYS_TILED, @1)); } '<' '<' perm_opt '>' tiled_items '>'
+memspace: MEMSPACE '<' INTEGER '>' { CHECK(set_memspace(p, $3, NULL, 0, @1)); }
+        | MEMSPACE '<' STRING '>'  { CHECK(set_memspace(p, 0, $3.s, $3.len, @1)); }
+        ;
+
+layout: TILED { CHECK(begin_layout(p, LYS_TILED, @1)); } '<' tiled_order tiled_items '>'
       | STRIDED { CHECK(begin_layout(p, LYS_STRIDED, @1)); } '<' '[' strides_opt ']' strided_offset '>'
       | STRING { CHECK(begin_layout(p, LYS_TAG, @1));
                  p->ast.spec.tag = $1.s; p->ast.spec.tag_len = (size_t)$1.len; }
       | ANY { CHECK(begin_layout(p, LYS_ANY, @1)); }
       | LAYOUT { CHECK(begin_layout(p, LYS_GENERAL, @1)); } '<' '[' digits_opt ']' general_opts '>'
+      | OPAQUE { CHECK(begin_layout(p, LYS_OPAQUE, @1)); } '<' STRING '>'
+        { p->ast.spec.tag = $4.s; p->ast.spec.tag_len = (size_t)$4.len; }
+      | AFFINE_MAP { CHECK(begin_layout(p, LYS_AFFINE, @1)); }
+        '<' '(' aff_dims_opt ')' aff_syms_opt ARROW '(' aff_results_opt ')' '>'
       ;
+
+/* MLIR's affine_map (memref layout semantics; docs/language.md §3.10) */
+aff_dims_opt: %empty
+            | aff_dims
+            ;
+
+aff_dims: IDENT              { CHECK(add_aff_name(p, false, $1.s, $1.len, @1)); }
+        | aff_dims ',' IDENT { CHECK(add_aff_name(p, false, $3.s, $3.len, @3)); }
+        ;
+
+aff_syms_opt: %empty
+            | '[' ']'
+            | '[' aff_syms ']'
+            ;
+
+aff_syms: IDENT              { CHECK(add_aff_name(p, true, $1.s, $1.len, @1)); }
+        | aff_syms ',' IDENT { CHECK(add_aff_name(p, true, $3.s, $3.len, @3)); }
+        ;
+
+aff_results_opt: %empty
+               | aff_results
+               ;
+
+aff_results: aexpr                 { CHECK(add_aff_result(p, $1, @1)); }
+           | aff_results ',' aexpr { CHECK(add_aff_result(p, $3, @3)); }
+           ;
+
+aexpr: aterm           { $$ = $1; }
+     | aexpr '+' aterm { $$ = aff_node(p, LYA_ADD, 0, $1, $3, @2); CHECK($$); }
+     | aexpr '-' aterm { const LyAffNode *m = aff_node(p, LYA_CONST, -1, NULL, NULL, @2); CHECK(m);
+                         m = aff_node(p, LYA_MUL, 0, $3, m, @2); CHECK(m);
+                         $$ = aff_node(p, LYA_ADD, 0, $1, m, @2); CHECK($$); }
+     ;
+
+aterm: afactor                  { $$ = $1; }
+     | aterm '*' afactor        { $$ = aff_node(p, LYA_MUL, 0, $1, $3, @2); CHECK($$); }
+     | aterm FLOORDIV afactor   { $$ = aff_node(p, LYA_FLOORDIV, 0, $1, $3, @2); CHECK($$); }
+     | aterm CEILDIV afactor    { $$ = aff_node(p, LYA_CEILDIV, 0, $1, $3, @2); CHECK($$); }
+     | aterm MOD afactor        { $$ = aff_node(p, LYA_MOD, 0, $1, $3, @2); CHECK($$); }
+     ;
+
+afactor: IDENT          { $$ = aff_ident(p, $1.s, $1.len, @1); CHECK($$); }
+       | INTEGER        { $$ = aff_node(p, LYA_CONST, $1, NULL, NULL, @1); CHECK($$); }
+       | '(' aexpr ')'  { $$ = $2; }
+       | '-' afactor    { const LyAffNode *m = aff_node(p, LYA_CONST, -1, NULL, NULL, @1); CHECK(m);
+                          $$ = aff_node(p, LYA_MUL, 0, $2, m, @1); CHECK($$); }
+       ;
+
+/* The RFC writes the order in braces, tiled_layout<{0, 1}, (128)>; today's
+ * spelling in angle brackets. */
+tiled_order: '<' perm_opt '>'
+           | '{' perm_opt '}'
+           ;
+
+/* docs/ir.md §5: the MLIR form, #layout.K<body[, memspace<..>]>. */
+mlir_attr: M_ANY { CHECK(begin_layout(p, LYS_ANY, @1)); } any_tail
+         | M_TAG { CHECK(begin_layout(p, LYS_TAG, @1)); } '<' STRING
+           { p->ast.spec.tag = $4.s; p->ast.spec.tag_len = (size_t)$4.len; } mlir_tail '>'
+         | M_OPAQUE { CHECK(begin_layout(p, LYS_OPAQUE, @1)); } '<' STRING
+           { p->ast.spec.tag = $4.s; p->ast.spec.tag_len = (size_t)$4.len; } mlir_tail '>'
+         | M_TILED { CHECK(begin_layout(p, LYS_TILED, @1)); } '<' tiled_order tiled_items mlir_tail '>'
+         | M_STRIDED { CHECK(begin_layout(p, LYS_STRIDED, @1)); } '<' '[' strides_opt ']' mstrided_tail '>'
+         | M_GENERAL { CHECK(begin_layout(p, LYS_GENERAL, @1)); } '<' '[' digits_opt ']' general_opts mlir_tail '>'
+         | M_MEMSPACE '<' INTEGER '>' { CHECK(set_memspace(p, $3, NULL, 0, @1)); }
+         | M_MEMSPACE '<' STRING '>'  { CHECK(set_memspace(p, 0, $3.s, $3.len, @1)); }
+         ;
+
+any_tail: %empty
+        | '<' memspace '>'
+        ;
+
+mlir_tail: %empty
+         | ',' memspace
+         ;
+
+mstrided_tail: %empty
+             | ',' memspace
+             | moffset
+             | moffset ',' memspace
+             ;
+
+moffset: ',' OFFSET ':' stride_value { p->ast.spec.offset = $4; }
+       ;
 
 perm_opt: %empty
         | perm
@@ -93,7 +198,7 @@ perm: INTEGER          { CHECK(add_perm(p, $1, @1)); }
 
 tiled_items: %empty
            | tiled_items ',' tile
-           | tiled_items ',' INTEGER { CHECK(set_memspace(p, $3, NULL, 0, @3)); p->tiled_ms = true; }
+           | tiled_items ',' INTEGER { CHECK(tiled_memspace(p, $3, @3)); }
            ;
 
 tile: '(' { CHECK(begin_tile(p, @1)); } tile_entries ')'
@@ -283,12 +388,29 @@ static bool add_perm(LyParser *p, int64_t v, LYT_LTYPE l) {
   return true;
 }
 
+/* The RFC's trailing integer is the memory space; an integer followed by
+ * more entries is most likely a tile written without its parentheses. */
+static bool missing_parens(LyParser *p) {
+  lyp_error(p, p->tiled_ms_loc, "a tile is written in parentheses, (%lld); a bare integer in tiled_layout is "
+            "the memory space and comes last", (long long)p->tiled_ms_val);
+  return false;
+}
+
+static bool tiled_memspace(LyParser *p, int64_t v, LYT_LTYPE l) {
+  if (p->tiled_ms)
+    return missing_parens(p);
+  if (!set_memspace(p, v, NULL, 0, l))
+    return false;
+  p->tiled_ms = true;
+  p->tiled_ms_loc = L(l);
+  p->tiled_ms_val = v;
+  return true;
+}
+
 static bool begin_tile(LyParser *p, LYT_LTYPE l) {
   LySpec *s = &p->ast.spec;
-  if (p->tiled_ms) {
-    lyp_error(p, L(l), "the memory space must be the last entry of tiled_layout");
-    return false;
-  }
+  if (p->tiled_ms)
+    return missing_parens(p);
   if (s->ntiles == LY_MAX_TILES) {
     lyp_error(p, L(l), "tiled_layout has more than %d tiles", LY_MAX_TILES);
     return false;
@@ -408,4 +530,101 @@ static bool end_digit(LyParser *p, int64_t div, int64_t mod, int64_t stride, LYT
   g->stride = stride;
   s->ndigits++;
   return true;
+}
+
+/* `#name` in a type: an alias of the module (`#map = affine_map<...>`). */
+static bool use_alias(LyParser *p, const char *s, int len, LYT_LTYPE l) {
+  lyp_error(p, L(l), "attribute alias '#%.*s' is not defined", len > 32 ? 32 : len, s);
+  return false;
+}
+
+/* --- affine_map ------------------------------------------------------------ */
+
+static bool add_aff_name(LyParser *p, bool sym, const char *s, int len, LYT_LTYPE l) {
+  LySpec *sp = &p->ast.spec;
+  int *n = sym ? &sp->aff_nsyms : &sp->aff_ndims;
+  if (*n == LY_MAX_RANK) {
+    lyp_error(p, L(l), "affine map has more than %d %s", LY_MAX_RANK, sym ? "symbols" : "dims");
+    return false;
+  }
+  if (sym) {
+    p->aff_sym[*n].s = s, p->aff_sym[*n].len = len;
+  } else {
+    p->aff_dim[*n].s = s, p->aff_dim[*n].len = len;
+  }
+  (*n)++;
+  return true;
+}
+
+static bool add_aff_result(LyParser *p, const LyAffNode *n, LYT_LTYPE l) {
+  LySpec *sp = &p->ast.spec;
+  if (sp->aff_nresults == LY_MAX_AFFINE_RESULTS) {
+    lyp_error(p, L(l), "affine map has more than %d results", LY_MAX_AFFINE_RESULTS);
+    return false;
+  }
+  sp->aff_results[sp->aff_nresults++] = n;
+  return true;
+}
+
+static const LyAffNode *aff_ident(LyParser *p, const char *s, int len, LYT_LTYPE l) {
+  const LySpec *sp = &p->ast.spec;
+  for (int i = 0; i < sp->aff_ndims; i++)
+    if (p->aff_dim[i].len == len && !memcmp(p->aff_dim[i].s, s, (size_t)len))
+      return aff_node(p, LYA_DIM, i, NULL, NULL, l);
+  for (int i = 0; i < sp->aff_nsyms; i++)
+    if (p->aff_sym[i].len == len && !memcmp(p->aff_sym[i].s, s, (size_t)len))
+      return aff_node(p, LYA_SYM, i, NULL, NULL, l);
+  lyp_error(p, L(l), "'%.*s' is not a dim or symbol of this affine map", len > 32 ? 32 : len, s);
+  return NULL;
+}
+
+static bool is_const(const LyAffNode *n) { return n->kind == LYA_CONST; }
+static bool is_sym_const(const LyAffNode *n) {
+  if (n->kind == LYA_CONST || n->kind == LYA_SYM)
+    return true;
+  return (n->kind == LYA_ADD || n->kind == LYA_MUL) && is_sym_const(n->a) && is_sym_const(n->b);
+}
+
+/* Builds a node, folding constants and checking that the map is affine: a
+ * product needs a constant (or symbolic) side, a division or modulus a
+ * positive constant. The constant of a product goes right. */
+static const LyAffNode *aff_node(LyParser *p, LyAffKind k, int64_t v, const LyAffNode *a, const LyAffNode *b,
+                                 LYT_LTYPE l) {
+  if (k == LYA_MUL && !is_sym_const(b) && is_sym_const(a)) {
+    const LyAffNode *t = a;
+    a = b, b = t;
+  }
+  if (k == LYA_MUL && !is_sym_const(b)) {
+    lyp_error(p, L(l), "not an affine map: a product of two expressions of dims");
+    return NULL;
+  }
+  if ((k == LYA_FLOORDIV || k == LYA_CEILDIV || k == LYA_MOD) && (!is_const(b) || b->v <= 0)) {
+    lyp_error(p, L(l), "%s takes a positive integer on its right", k == LYA_MOD ? "mod" : k == LYA_FLOORDIV ? "floordiv"
+                                                                                                             : "ceildiv");
+    return NULL;
+  }
+  int64_t r;
+  if (a && b && is_const(a) && is_const(b)) { /* fold */
+    bool ok = true;
+    switch (k) {
+    case LYA_ADD: ok = ly_add(a->v, b->v, &r); break;
+    case LYA_MUL: ok = ly_mul(a->v, b->v, &r); break;
+    case LYA_FLOORDIV: r = a->v / b->v - (a->v % b->v < 0); break;
+    case LYA_CEILDIV: r = a->v / b->v + (a->v % b->v > 0); break;
+    case LYA_MOD: r = a->v % b->v + (a->v % b->v < 0 ? b->v : 0); break;
+    default: ok = false; break;
+    }
+    if (!ok) {
+      lyp_error(p, L(l), "constant does not fit in 64 bits");
+      return NULL;
+    }
+    k = LYA_CONST, v = r, a = b = NULL;
+  }
+  LyAffNode *n = ly_arena_alloc(&p->arena, sizeof *n);
+  if (!n) {
+    lyp_error(p, L(l), "out of memory");
+    return NULL;
+  }
+  *n = (LyAffNode){k, v, a, b, L(l)};
+  return n;
 }

@@ -67,6 +67,19 @@ LAYOUTC_API void lyModulePrint(LyModule m, LyStringCallback cb, void *user);
  * exhausted); release with lyStringFree. */
 LAYOUTC_API char *lyModuleToString(LyModule m);
 
+typedef enum {
+  LY_PRINT_DEFAULT = 0,
+  /* The form mlir-opt prints (docs/ir.md §5): `module { ... }`, functions
+   * in their custom form, values numbered %argN / %N, layouts as `#layout.*`
+   * dialect attributes. `mlir-opt-19 --allow-unregistered-dialect` reads it
+   * and prints it back unchanged; lyModuleParse reads it too. */
+  LY_PRINT_MLIR = 1 << 0,
+} LyPrintFlags;
+
+/* lyModulePrint and lyModuleToString with LyPrintFlags. */
+LAYOUTC_API void lyModulePrintWithFlags(LyModule m, unsigned flags, LyStringCallback cb, void *user);
+LAYOUTC_API char *lyModuleToStringWithFlags(LyModule m, unsigned flags);
+
 /* --- Building and walking a module --------------------------------------------
  * Handles to functions, ops and values are owned by their module and valid
  * until it is destroyed. Functions have one block; ops run in order. */

@@ -53,7 +53,8 @@ typedef enum {
   LY_ERROR_OVERFLOW,  /* a size does not fit in 64 bits */
   LY_ERROR_UNKNOWN,   /* the property cannot be decided cheaply */
   LY_ERROR_NOMEM,     /* allocation failed */
-  LY_ERROR_NOT_A_VIEW /* a view query's answer: the operation needs a copy */
+  LY_ERROR_NOT_A_VIEW, /* a view query's answer: the operation needs a copy */
+  LY_ERROR_OPAQUE     /* the layout is opaque<"..."> : layoutc does not interpret it */
 } LyStatus;
 
 /* The status's name, e.g. "LY_ERROR_RANGE" (static storage; "?" for a value

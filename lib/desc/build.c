@@ -242,6 +242,15 @@ static bool build_tag(Builder *b, LyTypeImpl *t, LyDigit *g) {
   ly_buf_init(&msg);
   bool ok = lyd_tag_parse(s->tag, s->tag_len, t->rank, &info, &col, &msg);
   if (!ok) {
+    /* A string that is no tag at all (the RFC's "intel-mkl") is most likely
+     * a layout layoutc does not interpret: say how to write one. */
+    bool word = true;
+    for (size_t i = 0; i < s->tag_len; i++)
+      word = word && isalnum((unsigned char)s->tag[i]);
+    const char *m = ly_buf_cstr(&msg);
+    if (!word || strstr(m, "mixes families") || strstr(m, "not a dim letter"))
+      ly_buf_printf(&msg, "; \"%.*s\" is not a format tag (a layout layoutc does not interpret is written "
+                    "opaque<\"%.*s\">)", (int)s->tag_len, s->tag, (int)s->tag_len, s->tag);
     error_at(b, (LyLoc){s->loc.line, s->loc.col + 1 + col}, "%s", ly_buf_cstr(&msg));
     ly_buf_free(&msg);
     return false;
@@ -657,6 +666,333 @@ static bool build_general(Builder *b, LyTypeImpl *t, LyDigit *g) {
   return check_range(b, t, g, t->ndigits, s->size >= 0);
 }
 
+
+/* ===== affine_map (MLIR's memref layout semantics) ========================= *
+ * A map of one linear result is a strided layout (symbols are its '?'
+ * strides and offset). Otherwise each result r_k is lowered to digits (a
+ * floordiv or mod becomes a digit's div and modulus, nested where needed),
+ * its extent is its largest value + 1 over the index space, and the results
+ * are laid out row-major, as MLIR's normalize-memrefs lays them out. */
+
+static bool aff_mul(Builder *b, const LyAffNode *at, int64_t x, int64_t y, int64_t *r) {
+  if (x == LY_DYNAMIC || y == LY_DYNAMIC) {
+    *r = x == 0 || y == 0 ? 0 : LY_DYNAMIC;
+    return true;
+  }
+  if (ly_mul(x, y, r))
+    return true;
+  error_at(b, at->loc, "a coefficient of this affine map overflows 64 bits");
+  return false;
+}
+
+static bool aff_add(Builder *b, const LyAffNode *at, int64_t x, int64_t y, int64_t *r) {
+  if (x == LY_DYNAMIC || y == LY_DYNAMIC) {
+    *r = LY_DYNAMIC;
+    return true;
+  }
+  if (ly_add(x, y, r))
+    return true;
+  error_at(b, at->loc, "a constant of this affine map overflows 64 bits");
+  return false;
+}
+
+/* The linear form of n (coefficients per dim and a constant, '?' where a
+ * symbol enters); *linear false when n has a floordiv, mod or ceildiv. */
+static bool aff_linear(Builder *b, const LyAffNode *n, int64_t scale, int64_t *coef, int64_t *cst, bool *linear) {
+  switch (n->kind) {
+  case LYA_DIM: return aff_add(b, n, coef[n->v], scale, &coef[n->v]);
+  case LYA_SYM: *cst = scale == 0 ? *cst : LY_DYNAMIC; return true;
+  case LYA_CONST: {
+    int64_t c;
+    return aff_mul(b, n, n->v, scale, &c) && aff_add(b, n, *cst, c, cst);
+  }
+  case LYA_ADD: return aff_linear(b, n->a, scale, coef, cst, linear) && aff_linear(b, n->b, scale, coef, cst, linear);
+  case LYA_MUL: {
+    int64_t c = n->b->kind == LYA_CONST ? n->b->v : LY_DYNAMIC, s2;
+    if (n->b->kind != LYA_CONST && n->b->kind != LYA_SYM) {
+      int64_t sc = 0; /* a symbolic constant expression: its value is '?' unless 0 */
+      bool lin = true;
+      int64_t dummy[LY_MAX_RANK] = {0};
+      if (!aff_linear(b, n->b, 1, dummy, &sc, &lin))
+        return false;
+      c = sc;
+    }
+    return aff_mul(b, n, scale, c, &s2) && aff_linear(b, n->a, s2, coef, cst, linear);
+  }
+  default: *linear = false; return true;
+  }
+}
+
+static const LyAffNode *aff_find(const LyAffNode *n, LyAffKind k) {
+  if (!n)
+    return NULL;
+  if (n->kind == k)
+    return n;
+  const LyAffNode *x = aff_find(n->a, k);
+  return x ? x : aff_find(n->b, k);
+}
+
+static bool aff_digit(Builder *b, const LyAffNode *n, LyDigit *out, int depth);
+
+/* A digit whose E is one nested digit: for a floordiv or mod applied to a
+ * value that is already reduced by another modulus. */
+static bool aff_nest(Builder *b, const LyAffNode *at, LyDigit *d, int depth) {
+  if (depth + 1 >= LY_MAX_DIGIT_NEST) {
+    error_at(b, at->loc, "this affine expression nests more than %d floordiv/mod levels", LY_MAX_DIGIT_NEST);
+    return false;
+  }
+  int64_t *coef = ly_arena_alloc(&b->scratch, LY_MAX_RANK * sizeof *coef);
+  LyDigit *sub = ly_arena_alloc(&b->scratch, sizeof *sub);
+  if (!coef || !sub)
+    return false;
+  memset(coef, 0, LY_MAX_RANK * sizeof *coef);
+  *sub = *d;
+  sub->stride = 1;
+  *d = (LyDigit){.div = 1, .dim = -1, .coef = coef, .nsub = 1, .sub = sub};
+  return true;
+}
+
+/* E of a digit: dims with positive coefficients, nested digits, no constant. */
+static bool aff_e(Builder *b, const LyAffNode *n, int64_t scale, int64_t *coef, LyDigit *subs, int *nsub, int depth) {
+  switch (n->kind) {
+  case LYA_DIM:
+    if (scale < 0) {
+      error_at(b, n->loc, "a negative coefficient inside floordiv or mod cannot be lowered to the descriptor");
+      return false;
+    }
+    return aff_add(b, n, coef[n->v], scale, &coef[n->v]);
+  case LYA_CONST:
+    if (n->v == 0 || scale == 0)
+      return true;
+    error_at(b, n->loc, "the constant %lld inside floordiv or mod cannot be lowered to the descriptor (its digits "
+             "take no offset)", (long long)n->v);
+    return false;
+  case LYA_SYM:
+    error_at(b, n->loc, "a symbol inside floordiv or mod cannot be lowered to the descriptor");
+    return false;
+  case LYA_ADD:
+    return aff_e(b, n->a, scale, coef, subs, nsub, depth) && aff_e(b, n->b, scale, coef, subs, nsub, depth);
+  case LYA_MUL: {
+    int64_t s2;
+    if (n->b->kind != LYA_CONST) {
+      error_at(b, n->loc, "a symbolic coefficient inside floordiv or mod cannot be lowered to the descriptor");
+      return false;
+    }
+    return aff_mul(b, n, scale, n->b->v, &s2) && aff_e(b, n->a, s2, coef, subs, nsub, depth);
+  }
+  default:
+    if (scale < 0) {
+      error_at(b, n->loc, "a negative coefficient inside floordiv or mod cannot be lowered to the descriptor");
+      return false;
+    }
+    if (scale == 0)
+      return true;
+    if (*nsub == LY_MAX_SUBS) {
+      error_at(b, n->loc, "more than %d floordiv/mod terms inside one floordiv or mod", LY_MAX_SUBS);
+      return false;
+    }
+    if (!aff_digit(b, n, &subs[*nsub], depth + 1))
+      return false;
+    subs[(*nsub)++].stride = scale;
+    return true;
+  }
+}
+
+/* The digit whose value is n's (n >= 0 over the index space is checked by
+ * the range of the whole layout). */
+static bool aff_digit(Builder *b, const LyAffNode *n, LyDigit *out, int depth) {
+  if (depth >= LY_MAX_DIGIT_NEST) {
+    error_at(b, n->loc, "this affine expression nests more than %d floordiv/mod levels", LY_MAX_DIGIT_NEST);
+    return false;
+  }
+  switch (n->kind) {
+  case LYA_CEILDIV:
+    error_at(b, n->loc, "ceildiv cannot be lowered to the descriptor (write the tile with floordiv)");
+    return false;
+  case LYA_FLOORDIV:
+    if (!aff_digit(b, n->a, out, depth))
+      return false;
+    if (out->wrap && !aff_nest(b, n, out, depth))
+      return false;
+    if (!ly_mul(out->div, n->b->v, &out->div)) {
+      error_at(b, n->loc, "floordiv overflows 64 bits");
+      return false;
+    }
+    return true;
+  case LYA_MOD:
+    if (!aff_digit(b, n->a, out, depth))
+      return false;
+    if (out->wrap && out->ext % n->b->v != 0 && !aff_nest(b, n, out, depth))
+      return false;
+    out->wrap = true;
+    out->ext = n->b->v;
+    return true;
+  default: {
+    int64_t coef[LY_MAX_RANK] = {0};
+    LyDigit subs[LY_MAX_SUBS];
+    int nsub = 0;
+    if (!aff_e(b, n, 1, coef, subs, &nsub, depth))
+      return false;
+    int ndim = 0, dim = -1;
+    for (int d = 0; d < LY_MAX_RANK; d++)
+      if (coef[d])
+        ndim++, dim = d;
+    if (nsub == 0 && ndim == 1 && coef[dim] == 1) {
+      *out = (LyDigit){.div = 1, .dim = dim};
+      return true;
+    }
+    if (nsub == 0 && ndim == 0) {
+      error_at(b, n->loc, "floordiv or mod of a constant expression");
+      return false;
+    }
+    int64_t *c = ly_arena_dup(&b->scratch, coef, sizeof coef);
+    LyDigit *sc = nsub ? ly_arena_dup(&b->scratch, subs, (size_t)nsub * sizeof *subs) : NULL;
+    if (!c || (nsub && !sc))
+      return false;
+    *out = (LyDigit){.div = 1, .dim = -1, .coef = c, .nsub = nsub, .sub = sc};
+    return true;
+  }
+  }
+}
+
+/* The terms of one result: digits with their coefficients as strides. */
+static bool aff_terms(Builder *b, const LyAffNode *n, int64_t scale, LyDigit *g, int *ng, int64_t *cst) {
+  switch (n->kind) {
+  case LYA_CONST: {
+    int64_t c;
+    return aff_mul(b, n, n->v, scale, &c) && aff_add(b, n, *cst, c, cst);
+  }
+  case LYA_ADD: return aff_terms(b, n->a, scale, g, ng, cst) && aff_terms(b, n->b, scale, g, ng, cst);
+  case LYA_MUL: {
+    int64_t s2;
+    return aff_mul(b, n, scale, n->b->v, &s2) && aff_terms(b, n->a, s2, g, ng, cst);
+  }
+  case LYA_SYM:
+    error_at(b, n->loc, "a symbol can be lowered only in a map of one linear result (a strided layout)");
+    return false;
+  default:
+    if (scale == 0)
+      return true;
+    if (*ng == LY_MAX_DIGITS) {
+      error_at(b, n->loc, "affine map needs more than %d digits", LY_MAX_DIGITS);
+      return false;
+    }
+    if (!aff_digit(b, n, &g[*ng], 0))
+      return false;
+    g[(*ng)++].stride = scale;
+    return true;
+  }
+}
+
+/* Lowers through another spelling (strided or general) of the same type. */
+static bool aff_build_as(Builder *b, LyTypeImpl *t, LyDigit *g, const LySpec *spec) {
+  LyTypeAst *ast = ly_arena_alloc(&b->scratch, sizeof *ast);
+  if (!ast)
+    return false;
+  *ast = *b->ast;
+  ast->spec = *spec;
+  Builder sub = {b->ctx, ast, b->scratch};
+  bool ok = spec->kind == LYS_STRIDED ? build_strided(&sub, t, g) : build_general(&sub, t, g);
+  b->scratch = sub.scratch;
+  return ok;
+}
+
+static bool build_affine(Builder *b, LyTypeImpl *t, LyDigit *g) {
+  const LySpec *s = &b->ast->spec;
+  if (s->aff_ndims != t->rank) {
+    error_at(b, s->loc, "affine map has %d dim%s but the type has rank %d", s->aff_ndims, s->aff_ndims == 1 ? "" : "s",
+             t->rank);
+    return false;
+  }
+  if (s->aff_nresults == 0) {
+    error_at(b, s->loc, "affine map has no results");
+    return false;
+  }
+  LySpec *sp = ly_arena_alloc(&b->scratch, sizeof *sp);
+  if (!sp)
+    return false;
+  memset(sp, 0, sizeof *sp);
+  sp->loc = s->loc;
+  sp->size = -1;
+  if (s->aff_nresults == 1) { /* one linear result: a strided layout */
+    bool linear = true;
+    int64_t coef[LY_MAX_RANK] = {0}, cst = 0;
+    if (!aff_linear(b, s->aff_results[0], 1, coef, &cst, &linear))
+      return false;
+    if (linear) {
+      sp->kind = LYS_STRIDED;
+      sp->nstrides = t->rank;
+      memcpy(sp->strides, coef, sizeof coef);
+      sp->offset = cst;
+      return aff_build_as(b, t, g, sp);
+    }
+  }
+  for (int k = 0; k < s->aff_nresults; k++) {
+    const LyAffNode *sym = aff_find(s->aff_results[k], LYA_SYM);
+    if (sym) {
+      error_at(b, sym->loc, "a symbol can be lowered only in a map of one linear result (a strided layout)");
+      return false;
+    }
+  }
+  if (has_dynamic_dim(b->ast)) {
+    error_at(b, s->loc, "an affine map with floordiv, mod or several results needs static dims");
+    return false;
+  }
+  int64_t ext[LY_MAX_AFFINE_RESULTS], csts[LY_MAX_AFFINE_RESULTS];
+  int first[LY_MAX_AFFINE_RESULTS + 1], n = 0;
+  bool empty = false;
+  for (int d = 0; d < t->rank; d++)
+    empty = empty || t->dims[d] == 0;
+  for (int k = 0; k < s->aff_nresults; k++) {
+    first[k] = n;
+    csts[k] = 0;
+    if (!aff_terms(b, s->aff_results[k], 1, sp->digits, &n, &csts[k]))
+      return false;
+    for (int j = first[k]; j < n; j++)
+      if (!sp->digits[j].wrap) { /* its extent, for the range below */
+        int64_t maxe = lyd_digit_max_e(&sp->digits[j], t->rank, t->dims);
+        sp->digits[j].ext = maxe == LY_DYNAMIC ? LY_DYNAMIC : maxe / sp->digits[j].div + 1;
+      }
+    int64_t lo = 0, hi = 0;
+    bool exact;
+    if (!empty && (!lyd_offset_range(t->rank, t->dims, sp->digits + first[k], n - first[k], &lo, &hi, &exact) ||
+                   !ly_add(lo, csts[k], &lo) || !ly_add(hi, csts[k], &hi))) {
+      error_at(b, s->aff_results[k]->loc, "result #%d of the affine map overflows 64 bits", k);
+      return false;
+    }
+    if (lo < 0) {
+      error_at(b, s->aff_results[k]->loc, "result #%d of the affine map %s negative (%lld) on this shape", k,
+               exact ? "is" : "may be", (long long)lo);
+      return false;
+    }
+    ext[k] = empty ? 0 : hi + 1;
+  }
+  first[s->aff_nresults] = n;
+  /* Row-major over the results' extents. */
+  int64_t stride = 1, base = 0;
+  for (int k = s->aff_nresults - 1; k >= 0; k--) {
+    int64_t c;
+    for (int j = first[k]; j < first[k + 1]; j++)
+      if (!ly_mul(sp->digits[j].stride, stride, &sp->digits[j].stride)) {
+        error_at(b, s->loc, "the allocation of this affine map overflows 64 bits");
+        return false;
+      }
+    if (!ly_mul(csts[k], stride, &c) || !ly_add(base, c, &base) || (k > 0 && !ly_mul(stride, ext[k], &stride)) ||
+        (k == 0 && !ly_mul(stride, ext[0], &stride))) {
+      error_at(b, s->loc, "the allocation of this affine map overflows 64 bits");
+      return false;
+    }
+  }
+  for (int j = 0; j < n; j++)
+    if (!sp->digits[j].wrap)
+      sp->digits[j].ext = 0; /* build_general computes it again */
+  sp->kind = LYS_GENERAL;
+  sp->ndigits = n;
+  sp->offset = base;
+  sp->size = stride;
+  return aff_build_as(b, t, g, sp);
+}
+
 /* ===== Entry ================================================================ */
 
 static bool check_sizes(Builder *b, const LyTypeAst *a) {
@@ -716,6 +1052,21 @@ const LyTypeImpl *lyd_build(LyCtx *ctx, const LyTypeAst *a) {
     case LYS_GENERAL:
       ok = build_general(&b, &t, g);
       break;
+    case LYS_AFFINE:
+      ok = build_affine(&b, &t, g);
+      break;
+    case LYS_OPAQUE: {
+      /* A layout layoutc does not interpret (the RFC's "intel-mkl"): kept by
+       * name, equal by name; geometry queries and relayouts refuse it. */
+      LyBuf sp;
+      ly_buf_init(&sp);
+      ly_buf_printf(&sp, "opaque<\"%.*s\">", (int)s->tag_len, s->tag);
+      t.kind = LYD_SYMBOLIC;
+      t.symbolic = ly_arena_strndup(&b.scratch, ly_buf_cstr(&sp), sp.len);
+      ok = t.symbolic && !sp.oom;
+      ly_buf_free(&sp);
+      break;
+    }
     }
   }
   if (ok && t.kind == LYD_DIGITS && !lyd_check_alloc_bits(t.alloc, t.elem)) {

@@ -381,6 +381,27 @@ static int normalize_digit(LyDigit *x, int rank, const int64_t *dims, LyArena *a
 /* Canonical form: digits that are always zero or have stride 0 are dropped,
  * each digit normalised, digits of one dim that are contiguous in both index
  * and memory merged, and a fixed order. */
+/* Digits with the same value function (same E, div, modulus) are one digit
+ * with the sum of their strides: `(d0) * 3, (d0) * 3` is `(d0) * 6` (SPEC
+ * 3.1: one type per map). A sum that is 0 drops the digit. */
+static int merge_duplicates(int rank, LyDigit *g, int n) {
+  for (int k = 0; k < n; k++)
+    for (int j = k + 1; j < n; j++) {
+      LyDigit *a = &g[k], *b = &g[j];
+      int64_t st;
+      if (a->stride == LY_DYNAMIC || b->stride == LY_DYNAMIC || a->div != b->div || a->wrap != b->wrap ||
+          (a->wrap && a->ext != b->ext) || !same_e(a, b, rank) || !ly_add(a->stride, b->stride, &st))
+        continue;
+      a->stride = st;
+      g[j--] = g[--n];
+      if (st == 0) {
+        g[k--] = g[--n];
+        break;
+      }
+    }
+  return n;
+}
+
 int lyd_canonicalize(int rank, const int64_t *dims, LyDigit *g, int n, LyArena *scratch) {
   for (int d = 0; d < rank; d++)
     if (dims[d] == 0)
@@ -397,6 +418,7 @@ int lyd_canonicalize(int rank, const int64_t *dims, LyDigit *g, int n, LyArena *
       g[m++] = x;
   }
   for (;;) {
+    m = merge_duplicates(rank, g, m);
     n = merge_digits(rank, dims, g, m);
     bool changed = false;
     /* A merge can leave E = value(sub) alone: collapse it. */

@@ -21,6 +21,8 @@
 
 #include "support/support.h"
 
+#include <string.h>
+
 #define LY_MAX_TILES 8
 #define LY_MAX_BLOCKS 4
 #define LY_MAX_DIGITS 64
@@ -72,6 +74,11 @@ typedef struct LyCtx {
   bool view_refused;
   LyTypeImpl **buckets;
   size_t nbuckets, count;
+  /* While the IR parser parses a type: its module's attribute aliases
+   * (`#map = affine_map<...>`), so that `#map` in a type reads as its text.
+   * NULL otherwise. */
+  const char *(*alias_lookup)(void *user, const char *name, int len, int *text_len);
+  void *alias_user;
 } LyCtx;
 
 static inline LyCtx *lyd_ctx(LyContext c) { return (LyCtx *)c.ptr; }
@@ -81,7 +88,7 @@ static inline LyType lyd_wrap(const LyTypeImpl *t) { return (LyType){t}; }
 /* --- Layout spellings (what the parser produces) --------------------------- */
 
 typedef enum {
-  LYS_NONE, LYS_ANY, LYS_TILED, LYS_STRIDED, LYS_TAG, LYS_GENERAL
+  LYS_NONE, LYS_ANY, LYS_TILED, LYS_STRIDED, LYS_TAG, LYS_GENERAL, LYS_OPAQUE, LYS_AFFINE
 } LySpecKind;
 
 typedef struct {
@@ -90,9 +97,25 @@ typedef struct {
   LyLoc loc;
 } LyTile;
 
+/* An affine map's expression (MLIR's affine_map<...>), folded as parsed:
+ * MUL has a constant (or symbol) right side, FLOORDIV/CEILDIV/MOD a
+ * positive constant. */
+typedef enum { LYA_DIM, LYA_SYM, LYA_CONST, LYA_ADD, LYA_MUL, LYA_FLOORDIV, LYA_CEILDIV, LYA_MOD } LyAffKind;
+typedef struct LyAffNode {
+  LyAffKind kind;
+  int64_t v; /* DIM, SYM: the index; CONST: the value */
+  const struct LyAffNode *a, *b;
+  LyLoc loc;
+} LyAffNode;
+
+#define LY_MAX_AFFINE_RESULTS 32
+
 typedef struct {
   LySpecKind kind;
   LyLoc loc; /* start of the layout */
+  /* affine_map: dims, symbols and results */
+  int aff_ndims, aff_nsyms, aff_nresults;
+  const LyAffNode *aff_results[LY_MAX_AFFINE_RESULTS];
   /* tiled_layout */
   int nperm;
   int perm[LY_MAX_RANK];
@@ -102,7 +125,7 @@ typedef struct {
   int nstrides;
   int64_t strides[LY_MAX_RANK]; /* LY_DYNAMIC for '?' */
   int64_t offset;               /* strided and general; LY_DYNAMIC for '?' */
-  /* format tag: the string, located at loc (its opening quote) */
+  /* format tag (and opaque's name): the string, located at loc */
   const char *tag;
   size_t tag_len;
   /* general */
@@ -185,6 +208,12 @@ bool lyd_digit_expr_fits(const LyDigit *g, int rank, const int64_t *dims, int64_
 /* Element offset of idx; t must be static digits and idx in range. */
 int64_t lyd_offset(const LyTypeImpl *t, const int64_t *idx);
 
+/* An opaque<"name"> layout (kept as symbolic text): no geometry. */
+static inline bool lyd_is_opaque(const LyTypeImpl *t) {
+  return t->kind == LYD_SYMBOLIC && !strncmp(t->symbolic, "opaque<", 7);
+}
+#define LYD_OPAQUE_WHY "the layout is opaque (layoutc does not interpret it): it has no geometry"
+
 /* True when every dim is static and the layout is digits with static strides. */
 bool lyd_is_static(const LyTypeImpl *t);
 
@@ -196,6 +225,8 @@ bool lyd_plain_strides(const LyTypeImpl *t, int64_t *strides);
 /* Prints the canonical spelling. (print.c) */
 void lyd_print(const LyTypeImpl *t, LyBuf *out);
 void lyd_print_layout(const LyTypeImpl *t, LyBuf *out); /* "" when none */
+/* The MLIR form: the layout as one `#layout.*` dialect attribute. */
+void lyd_print_mlir(const LyTypeImpl *t, LyBuf *out);
 
 /* Row-major digits for the dims (shared by lowering and printing). */
 int lyd_row_major_digits(int rank, const int64_t *dims, LyDigit *out, int64_t *alloc);

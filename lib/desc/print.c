@@ -128,6 +128,26 @@ bool lyd_tag_of(const LyTypeImpl *t, LyTagInfo *info) {
     one[k] = all[k];
     found = all[k] && tag_matches(t, one, span, info);
   }
+  /* A dim equal to its block ("OIhw16i16o" on 16x64x3x3) has one plain
+   * digit that fills its span exactly: try such digits (and those of dims
+   * inside one padded block) as blocks, one and then two at a time (SPEC
+   * 3.5: a tag never prints in the general form). */
+  bool fits[LY_MAX_DIGITS] = {0};
+  for (int k = 0; k < t->ndigits; k++) {
+    const LyDigit *g = &t->digits[k];
+    fits[k] = all[k] || (!g->wrap && span[k] >= g->ext && span[k] > 1);
+  }
+  for (int k = 0; k < t->ndigits && !found; k++) {
+    bool one[LY_MAX_DIGITS] = {0};
+    one[k] = fits[k];
+    found = fits[k] && tag_matches(t, one, span, info);
+  }
+  for (int k = 0; k < t->ndigits && !found; k++)
+    for (int j = k + 1; j < t->ndigits && !found && fits[k]; j++) {
+      bool two[LY_MAX_DIGITS] = {0};
+      two[k] = two[j] = fits[j];
+      found = fits[j] && tag_matches(t, two, span, info);
+    }
   return found;
 }
 
@@ -399,6 +419,70 @@ void lyd_print(const LyTypeImpl *t, LyBuf *out) {
     ly_buf_printf(out, ", memspace<\"%s\">", t->ms_str);
   else if (t->ms_num)
     ly_buf_printf(out, ", memspace<%lld>", (long long)t->ms_num);
+  ly_buf_puts(out, ">");
+}
+
+/* The MLIR form (docs/ir.md §5): the layout and memory space as one dialect
+ * attribute, `#layout.K<body>`, whose body is the layoutc spelling's own
+ * (mlir-opt keeps the bodies of unregistered dialect attributes verbatim):
+ * `#layout.any`, `#layout.tag<"aBcd16b">`, `#layout.tiled<<0,1>,(128)>`,
+ * `#layout.strided<[1,4]>`, `#layout.general<[...], size: N>`; a memory
+ * space is a last entry `, memspace<1>` (`#layout.any<memspace<1>>`,
+ * `#layout.memspace<1>` without a layout). MLIR accepts one encoding per
+ * tensor type and no builtin `strided<...>` on tensors, hence one attribute. */
+void lyd_print_mlir(const LyTypeImpl *t, LyBuf *out) {
+  ly_buf_puts(out, "tensor<");
+  for (int d = 0; d < t->rank; d++) {
+    print_i64(out, t->dims[d]);
+    ly_buf_puts(out, "x");
+  }
+  ly_buf_puts(out, lyElemGetName(t->elem));
+  LyBuf l, ms;
+  ly_buf_init(&l);
+  ly_buf_init(&ms);
+  lyd_print_layout(t, &l);
+  if (t->ms_str)
+    ly_buf_printf(&ms, "memspace<\"%s\">", t->ms_str);
+  else if (t->ms_num)
+    ly_buf_printf(&ms, "memspace<%lld>", (long long)t->ms_num);
+  const char *ls = ly_buf_cstr(&l), *mss = ly_buf_cstr(&ms);
+  if (l.oom || ms.oom) {
+    out->oom = true;
+  } else if (l.len == 0 && ms.len) {
+    ly_buf_printf(out, ", #layout.%s", mss);
+  } else if (l.len) {
+    /* kind name, then the body without its closing '>' */
+    const char *body = ls;
+    size_t blen = l.len;
+    bool angled = true;
+    if (ls[0] == '"') {
+      ly_buf_printf(out, ", #layout.tag<%s", ls);
+      blen = 0;
+    } else if (!strncmp(ls, "tiled_layout<", 13)) {
+      ly_buf_puts(out, ", #layout.tiled<");
+      body = ls + 13;
+      blen = l.len - 14;
+    } else if (!strncmp(ls, "layout<", 7)) {
+      ly_buf_puts(out, ", #layout.general<");
+      body = ls + 7;
+      blen = l.len - 8;
+    } else if (!strncmp(ls, "strided<", 8) || !strncmp(ls, "opaque<", 7)) {
+      ly_buf_printf(out, ", #layout.%.*s", (int)(strchr(ls, '<') - ls + 1), ls);
+      body = strchr(ls, '<') + 1;
+      blen = l.len - (size_t)(body - ls) - 1;
+    } else { /* any, and other bare words */
+      ly_buf_printf(out, ", #layout.%s", ls);
+      blen = 0;
+      angled = false;
+    }
+    ly_buf_printf(out, "%.*s", (int)blen, body);
+    if (ms.len)
+      ly_buf_printf(out, angled ? ", %s" : "<%s", mss);
+    if (angled || ms.len)
+      ly_buf_puts(out, ">");
+  }
+  ly_buf_free(&l);
+  ly_buf_free(&ms);
   ly_buf_puts(out, ">");
 }
 

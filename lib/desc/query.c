@@ -57,6 +57,8 @@ int lyTypeIsDynamic(LyType t) {
 static LyStatus need_static(const LyTypeImpl *x) {
   if (x->kind == LYD_ANY)
     return LY_ERROR_ANY;
+  if (lyd_is_opaque(x))
+    return LY_ERROR_OPAQUE;
   return lyd_is_static(x) ? LY_OK : LY_ERROR_DYNAMIC;
 }
 
@@ -107,7 +109,7 @@ LyStatus lyTypeGetOffset(LyType t, const int64_t *idx, int64_t *out) {
 int lyTypeIsContiguous(LyType t) {
   const LyTypeImpl *x = lyd_type(t);
   if (x->kind == LYD_SYMBOLIC)
-    return x->symbolic[0] == 0; /* row-major over dynamic dims */
+    return x->symbolic[0] == 0; /* row-major over dynamic dims (never opaque) */
   if (x->kind != LYD_DIGITS || x->base != 0)
     return 0;
   LyDigit rm[LY_MAX_RANK];
@@ -256,6 +258,8 @@ LyStatus lyTypeGetStrides(LyType t, int64_t *strides, int64_t *offset) {
   const LyTypeImpl *x = lyd_type(t);
   if (x->kind == LYD_ANY)
     return LY_ERROR_ANY;
+  if (lyd_is_opaque(x))
+    return LY_ERROR_OPAQUE;
   if (x->kind != LYD_DIGITS)
     return LY_ERROR_DYNAMIC;
   if (!lyd_plain_strides(x, strides))

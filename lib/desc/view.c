@@ -60,6 +60,10 @@ static bool need_static(View *v, const char *what) {
     verror(v, "cannot %s a tensor whose layout is 'any' (not chosen yet)", what);
     return false;
   }
+  if (lyd_is_opaque(v->src)) {
+    verror(v, "cannot %s a tensor: %s", what, LYD_OPAQUE_WHY);
+    return false;
+  }
   if (!lyd_is_static(v->src)) {
     verror(v, "cannot %s a tensor with dynamic dims, strides or offset", what);
     return false;

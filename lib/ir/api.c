@@ -20,19 +20,30 @@ LyStatus lyModuleVerify(LyModule m) { return lyir_verify(unwrap(m)) ? LY_OK : LY
 /* Large modules reach the callback in pieces of about this size. */
 #define PRINT_PIECE (64u << 10)
 
-void lyModulePrint(LyModule m, LyStringCallback cb, void *user) {
+static void print(LyModule m, unsigned flags, LyBuf *b) {
+  if (flags & LY_PRINT_MLIR)
+    lyir_print_mlir(unwrap(m), b);
+  else
+    lyir_print(unwrap(m), b);
+}
+
+void lyModulePrint(LyModule m, LyStringCallback cb, void *user) { lyModulePrintWithFlags(m, 0, cb, user); }
+
+void lyModulePrintWithFlags(LyModule m, unsigned flags, LyStringCallback cb, void *user) {
   LyBuf b;
   ly_buf_init(&b);
-  lyir_print(unwrap(m), &b);
+  print(m, flags, &b);
   for (size_t at = 0; !b.oom && at < b.len; at += PRINT_PIECE)
     cb(b.data + at, b.len - at < PRINT_PIECE ? b.len - at : PRINT_PIECE, user);
   ly_buf_free(&b);
 }
 
-char *lyModuleToString(LyModule m) {
+char *lyModuleToString(LyModule m) { return lyModuleToStringWithFlags(m, 0); }
+
+char *lyModuleToStringWithFlags(LyModule m, unsigned flags) {
   LyBuf b;
   ly_buf_init(&b);
-  lyir_print(unwrap(m), &b);
+  print(m, flags, &b);
   ly_buf_puts(&b, ""); /* an empty module is "" rather than NULL */
   if (b.oom || !b.data) {
     ly_buf_free(&b);

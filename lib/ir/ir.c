@@ -159,7 +159,11 @@ void lyir_op_remove(LyirFunc *f, LyirOp *op) {
   op->prev = op->next = NULL;
 }
 
+/* A foreign op's attributes are its own: layoutc reads none of them (an
+ * unknown op is opaque compute without constraints). */
 const LyirAttr *lyir_op_attr(const LyirOp *op, const char *name) {
+  if (op->foreign.len)
+    return NULL;
   int len = (int)strlen(name);
   for (int i = 0; i < op->nattrs; i++)
     if (op->attrs[i].name.len == len && !memcmp(op->attrs[i].name.s, name, (size_t)len))

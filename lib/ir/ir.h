@@ -35,22 +35,37 @@ typedef struct {
   int len;
 } LyirStr;
 
-typedef enum { LYIR_ATTR_INT, LYIR_ATTR_STRING, LYIR_ATTR_BOOL, LYIR_ATTR_ARRAY } LyirAttrKind;
+/* UNIT is a name without a value (MLIR's unit attribute); OPAQUE is any
+ * other MLIR attribute (an alias #map, affine_map<...>, dense<...>, a float,
+ * #dialect.x<...>), kept as its text and printed back verbatim. */
+typedef enum {
+  LYIR_ATTR_INT, LYIR_ATTR_STRING, LYIR_ATTR_BOOL, LYIR_ATTR_ARRAY, LYIR_ATTR_UNIT, LYIR_ATTR_OPAQUE,
+  LYIR_ATTR_DICT
+} LyirAttrKind;
 
 typedef struct LyirAttrValue {
   LyirAttrKind kind;
   int64_t i;                   /* INT, BOOL */
-  LyirStr s;                   /* STRING (without quotes) */
+  LyirStr s;                   /* STRING (without quotes), OPAQUE (its text) */
+  LyirStr type;                /* INT, OPAQUE: the type after ':' (`1 : i32`), len 0 if none */
+  LyirStr dense;               /* ARRAY written array<T: ...>: T (i64, i32, ...); len 0 for [...] */
   int n;                       /* ARRAY: element count */
   struct LyirAttrValue *elems; /* ARRAY */
+  struct LyirAttr *fields;     /* DICT: n named attributes */
   LyLoc loc;
 } LyirAttrValue;
 
-typedef struct {
+typedef struct LyirAttr {
   LyirStr name;
   LyirAttrValue value;
   LyLoc loc; /* the attribute's name */
 } LyirAttr;
+
+/* An attribute dictionary of a function, argument or module. */
+typedef struct {
+  int n;
+  LyirAttr *attrs;
+} LyirDict;
 
 typedef struct LyirOp LyirOp;
 
@@ -75,6 +90,10 @@ struct LyirOp {
   LyirValue **results;
   LyLoc *result_type_locs; /* the result types in the op's signature */
   LyirAttr *attrs;
+  /* An op layoutc does not know (kind LYIR_OP_COMPUTE, opaque compute
+   * without constraints): its name; len 0 for layoutc's own ops. */
+  LyirStr foreign;
+  LyirStr srcloc; /* the op's `loc(...)`, len 0 if none */
 };
 
 typedef struct LyirFunc {
@@ -87,7 +106,18 @@ typedef struct LyirFunc {
   const LyTypeImpl **result_types;
   LyLoc *result_locs;
   LyirOp *first, *last;
+  bool decl;          /* a declaration: no body */
+  LyirStr visibility; /* `private`, `public`, `nested`; len 0 if not written */
+  LyirDict attrs;     /* `attributes {...}` */
+  LyirDict *arg_attrs; /* per argument; NULL when none has any */
+  LyirStr srcloc;
 } LyirFunc;
+
+/* A top-level alias definition, `#map = affine_map<...>`. */
+typedef struct {
+  LyirStr name; /* without '#' */
+  LyirStr text; /* the attribute */
+} LyirAlias;
 
 typedef struct LyirModule {
   LyCtx *ctx;
@@ -97,6 +127,11 @@ typedef struct LyirModule {
   struct LyirLayoutMemo *layouts; /* lyir_layout_apply's answers (layout_attr.c) */
   LyStringCallback pbqp_dump;     /* assign-layouts' instances go here (lyModuleSetPbqpDump) */
   void *pbqp_dump_user;
+  bool wrapped;   /* written inside `module { ... }` */
+  LyirStr sym;    /* `module @name`, len 0 if none */
+  LyirDict attrs; /* `module attributes {...}` */
+  int naliases;
+  LyirAlias *aliases;
 } LyirModule;
 
 /* --- Op kinds ---------------------------------------------------------------- */
@@ -158,6 +193,11 @@ LyirModule *lyir_parse(LyCtx *ctx, const char *name, const char *text, size_t le
 /* Prints the module in the form lyir_parse reads; numbered values are
  * renumbered in order of definition, named values keep their names. */
 void lyir_print(LyirModule *m, LyBuf *out);
+/* The form mlir-opt prints (docs/ir.md §5): a `module`, functions in their
+ * custom form, values numbered as MLIR numbers them, layouts as `#layout.*`
+ * attributes; mlir-opt-19 --allow-unregistered-dialect prints it back
+ * unchanged and lyir_parse reads it. */
+void lyir_print_mlir(LyirModule *m, LyBuf *out);
 
 /* Checks every op's type rules, reporting each problem at its place. */
 bool lyir_verify(LyirModule *m);

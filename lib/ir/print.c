@@ -5,6 +5,8 @@
 #include "ir/ir.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
 static void print_value(const LyirValue *v, LyBuf *out) {
   if (v->numbered)
@@ -13,38 +15,34 @@ static void print_value(const LyirValue *v, LyBuf *out) {
     ly_buf_printf(out, "%%%.*s", v->name.len, v->name.s);
 }
 
-static void print_types(const LyTypeImpl *const *types, int n, LyBuf *out) {
-  for (int i = 0; i < n; i++) {
-    if (i)
-      ly_buf_puts(out, ", ");
-    lyd_print(types[i], out);
-  }
+/* How to print: layoutc's own form, or the one mlir-opt prints. */
+typedef struct {
+  bool mlir;
+  LyBuf *out;
+} Printer;
+
+static void print_type(const Printer *pr, const LyTypeImpl *t) {
+  if (pr->mlir)
+    lyd_print_mlir(t, pr->out);
+  else
+    lyd_print(t, pr->out);
 }
 
-static void print_value_types(LyirValue *const *values, int n, LyBuf *out) {
-  for (int i = 0; i < n; i++) {
-    if (i)
-      ly_buf_puts(out, ", ");
-    lyd_print(values[i]->type, out);
-  }
-}
+static bool is_i64(LyirStr t) { return t.len == 3 && !memcmp(t.s, "i64", 3); }
 
-/* `-> T` for one result, `-> (T, U)` for several, nothing for none. */
-static void print_func_results(const LyirFunc *f, LyBuf *out) {
-  if (f->nresults == 0)
-    return;
-  ly_buf_puts(out, " -> ");
-  if (f->nresults > 1)
-    ly_buf_puts(out, "(");
-  print_types(f->result_types, f->nresults, out);
-  if (f->nresults > 1)
-    ly_buf_puts(out, ")");
-}
+static void print_dict_body(const Printer *pr, const struct LyirAttr *attrs, int n);
 
-static void print_attr_value(const LyirAttrValue *a, LyBuf *out) {
+/* MLIR writes the type of an integer at the top of a dictionary (`2 : i64`)
+ * and elides i64 inside arrays; layoutc's own form elides i64 everywhere. */
+static void print_attr_value(const Printer *pr, const LyirAttrValue *a, bool top) {
+  LyBuf *out = pr->out;
   switch (a->kind) {
   case LYIR_ATTR_INT:
     ly_buf_printf(out, "%" PRId64, a->i);
+    if (a->type.len && !(is_i64(a->type) && !(pr->mlir && top)))
+      ly_buf_printf(out, " : %.*s", a->type.len, a->type.s);
+    else if (!a->type.len && pr->mlir && top)
+      ly_buf_puts(out, " : i64");
     break;
   case LYIR_ATTR_BOOL:
     ly_buf_puts(out, a->i ? "true" : "false");
@@ -52,84 +50,417 @@ static void print_attr_value(const LyirAttrValue *a, LyBuf *out) {
   case LYIR_ATTR_STRING:
     ly_buf_printf(out, "\"%.*s\"", a->s.len, a->s.s);
     break;
+  case LYIR_ATTR_UNIT:
+    break;
+  case LYIR_ATTR_DICT:
+    if (a->n == 0)
+      ly_buf_puts(out, "{}");
+    else
+      print_dict_body(pr, a->fields, a->n);
+    break;
+  case LYIR_ATTR_OPAQUE:
+    ly_buf_printf(out, "%.*s", a->s.len, a->s.s);
+    if (a->type.len)
+      ly_buf_printf(out, " : %.*s", a->type.len, a->type.s);
+    break;
   case LYIR_ATTR_ARRAY:
+    if (a->dense.len) {
+      ly_buf_printf(out, "array<%.*s%s", a->dense.len, a->dense.s, a->n ? ": " : "");
+      for (int i = 0; i < a->n; i++)
+        ly_buf_printf(out, "%s%" PRId64, i ? ", " : "", a->elems[i].i);
+      ly_buf_puts(out, ">");
+      break;
+    }
     ly_buf_puts(out, "[");
     for (int i = 0; i < a->n; i++) {
       if (i)
         ly_buf_puts(out, ", ");
-      print_attr_value(&a->elems[i], out);
+      print_attr_value(pr, &a->elems[i], false);
     }
     ly_buf_puts(out, "]");
     break;
   }
 }
 
-static void print_attrs(const LyirOp *op, LyBuf *out) {
-  if (op->nattrs == 0)
-    return;
-  ly_buf_puts(out, " {");
-  for (int i = 0; i < op->nattrs; i++) {
-    ly_buf_printf(out, "%s%.*s = ", i ? ", " : "", op->attrs[i].name.len, op->attrs[i].name.s);
-    print_attr_value(&op->attrs[i].value, out);
-  }
-  ly_buf_puts(out, "}");
+static int attr_cmp(const void *x, const void *y) {
+  const LyirAttr *a = *(const LyirAttr *const *)x, *b = *(const LyirAttr *const *)y;
+  int n = a->name.len < b->name.len ? a->name.len : b->name.len;
+  int c = memcmp(a->name.s, b->name.s, (size_t)n);
+  return c ? c : a->name.len - b->name.len;
 }
 
-static void print_op(LyirOp *op, unsigned *next_id, LyBuf *out) {
-  ly_buf_puts(out, "  ");
-  for (int i = 0; i < op->nresults; i++) {
-    LyirValue *r = op->results[i];
-    if (r->numbered)
-      r->print_id = (*next_id)++;
-    if (i)
-      ly_buf_puts(out, ", ");
-    print_value(r, out);
+/* ` {a = 1, b}`; MLIR keeps a dictionary sorted by name. */
+static void print_dict(const Printer *pr, const LyirAttr *attrs, int n) {
+  if (n == 0)
+    return;
+  ly_buf_puts(pr->out, " ");
+  print_dict_body(pr, attrs, n);
+}
+
+static void print_dict_body(const Printer *pr, const LyirAttr *attrs, int n) {
+  const LyirAttr *small[16];
+  const LyirAttr **order = n <= 16 ? small : ly_malloc((size_t)n * sizeof *order);
+  if (!order) {
+    pr->out->oom = true;
+    return;
   }
-  if (op->nresults)
-    ly_buf_puts(out, " = ");
-  ly_buf_printf(out, "\"%s\"(", lyir_op_name(op->kind));
+  for (int i = 0; i < n; i++)
+    order[i] = &attrs[i];
+  if (pr->mlir)
+    qsort(order, (size_t)n, sizeof *order, attr_cmp);
+  ly_buf_puts(pr->out, "{");
+  for (int i = 0; i < n; i++) {
+    ly_buf_printf(pr->out, "%s%.*s", i ? ", " : "", order[i]->name.len, order[i]->name.s);
+    if (order[i]->value.kind != LYIR_ATTR_UNIT) {
+      ly_buf_puts(pr->out, " = ");
+      print_attr_value(pr, &order[i]->value, true);
+    }
+  }
+  ly_buf_puts(pr->out, "}");
+  if (order != small)
+    ly_free(order);
+}
+
+/* --- layoutc's form ----------------------------------------------------------- */
+
+static void print_types(const Printer *pr, const LyTypeImpl *const *types, int n) {
+  for (int i = 0; i < n; i++) {
+    if (i)
+      ly_buf_puts(pr->out, ", ");
+    print_type(pr, types[i]);
+  }
+}
+
+static void print_value_types(const Printer *pr, LyirValue *const *values, int n) {
+  for (int i = 0; i < n; i++) {
+    if (i)
+      ly_buf_puts(pr->out, ", ");
+    print_type(pr, values[i]->type);
+  }
+}
+
+/* `-> T` for one result, `-> (T, U)` for several, nothing for none. */
+static void print_func_results(const Printer *pr, const LyirFunc *f) {
+  if (f->nresults == 0)
+    return;
+  ly_buf_puts(pr->out, " -> ");
+  if (f->nresults > 1)
+    ly_buf_puts(pr->out, "(");
+  print_types(pr, f->result_types, f->nresults);
+  if (f->nresults > 1)
+    ly_buf_puts(pr->out, ")");
+}
+
+static const char *op_name(const LyirOp *op, int *len) {
+  if (op->foreign.len) {
+    *len = op->foreign.len;
+    return op->foreign.s;
+  }
+  const char *n = lyir_op_name(op->kind);
+  *len = (int)strlen(n);
+  return n;
+}
+
+/* Results written as a group `%x:N` keep that form (their names are x#i). */
+static int group_prefix(const LyirOp *op) {
+  if (op->nresults < 2 || op->results[0]->numbered || !op->results[0]->name.len)
+    return -1;
+  const char *h = memchr(op->results[0]->name.s, '#', (size_t)op->results[0]->name.len);
+  int plen = h ? (int)(h - op->results[0]->name.s) : -1;
+  for (int i = 0; plen >= 0 && i < op->nresults; i++) {
+    LyirStr n = op->results[i]->name;
+    if (op->results[i]->numbered || n.len <= plen || memcmp(n.s, op->results[0]->name.s, (size_t)plen + 1))
+      plen = -1;
+  }
+  return plen;
+}
+
+static void print_op_tail(const Printer *pr, const LyirOp *op, void (*value)(const LyirValue *, LyBuf *)) {
+  LyBuf *out = pr->out;
+  int nlen;
+  const char *name = op_name(op, &nlen);
+  ly_buf_printf(out, "\"%.*s\"(", nlen, name);
   for (int i = 0; i < op->noperands; i++) {
     if (i)
       ly_buf_puts(out, ", ");
-    print_value(op->operands[i], out);
+    value(op->operands[i], out);
   }
   ly_buf_puts(out, ")");
-  print_attrs(op, out);
+  print_dict(pr, op->attrs, op->nattrs);
   /* The signature: the operands' types, then `-> T` or `-> (T, ...)`. */
   ly_buf_puts(out, " : (");
-  print_value_types(op->operands, op->noperands, out);
+  print_value_types(pr, op->operands, op->noperands);
   ly_buf_puts(out, ") -> ");
   if (op->nresults != 1)
     ly_buf_puts(out, "(");
-  print_value_types(op->results, op->nresults, out);
+  print_value_types(pr, op->results, op->nresults);
   ly_buf_puts(out, op->nresults != 1 ? ")\n" : "\n");
 }
 
-static void print_func(LyirFunc *f, LyBuf *out) {
-  unsigned next_id = 0;
-  ly_buf_printf(out, "func.func @%.*s(", f->name.len, f->name.s);
+static void print_op(const Printer *pr, LyirOp *op, unsigned *next_id) {
+  LyBuf *out = pr->out;
+  ly_buf_puts(out, "  ");
+  int g = group_prefix(op);
+  if (g >= 0) {
+    ly_buf_printf(out, "%%%.*s:%d", g, op->results[0]->name.s, op->nresults);
+  } else {
+    for (int i = 0; i < op->nresults; i++) {
+      LyirValue *r = op->results[i];
+      if (r->numbered)
+        r->print_id = (*next_id)++;
+      if (i)
+        ly_buf_puts(out, ", ");
+      print_value(r, out);
+    }
+  }
+  if (op->nresults)
+    ly_buf_puts(out, " = ");
+  print_op_tail(pr, op, print_value);
+}
+
+static void print_args(const Printer *pr, const LyirFunc *f, unsigned *next_id) {
   for (int i = 0; i < f->nargs; i++) {
     LyirValue *a = f->args[i];
-    if (a->numbered)
-      a->print_id = next_id++;
     if (i)
-      ly_buf_puts(out, ", ");
-    print_value(a, out);
-    ly_buf_puts(out, ": ");
-    lyd_print(a->type, out);
+      ly_buf_puts(pr->out, ", ");
+    if (a->name.len) {
+      if (a->numbered)
+        a->print_id = (*next_id)++;
+      print_value(a, pr->out);
+      ly_buf_puts(pr->out, ": ");
+    }
+    print_type(pr, a->type);
+    if (f->arg_attrs)
+      print_dict(pr, f->arg_attrs[i].attrs, f->arg_attrs[i].n);
   }
+}
+
+static void print_func_head(const Printer *pr, const LyirFunc *f) {
+  ly_buf_puts(pr->out, "func.func ");
+  if (f->visibility.len)
+    ly_buf_printf(pr->out, "%.*s ", f->visibility.len, f->visibility.s);
+  ly_buf_printf(pr->out, "@%.*s(", f->name.len, f->name.s);
+}
+
+static void print_func_attrs(const Printer *pr, const LyirFunc *f) {
+  if (f->attrs.n) {
+    ly_buf_puts(pr->out, " attributes");
+    print_dict(pr, f->attrs.attrs, f->attrs.n);
+  }
+}
+
+static void print_func(const Printer *pr, LyirFunc *f) {
+  unsigned next_id = 0;
+  LyBuf *out = pr->out;
+  print_func_head(pr, f);
+  print_args(pr, f, &next_id);
   ly_buf_puts(out, ")");
-  print_func_results(f, out);
+  print_func_results(pr, f);
+  print_func_attrs(pr, f);
+  if (f->decl) {
+    ly_buf_puts(out, "\n");
+    return;
+  }
   ly_buf_puts(out, " {\n");
   for (LyirOp *op = f->first; op; op = op->next)
-    print_op(op, &next_id, out);
+    print_op(pr, op, &next_id);
   ly_buf_puts(out, "}\n");
 }
 
+static bool is_loc_alias(const LyirAlias *a) { return a->text.len >= 4 && !memcmp(a->text.s, "loc(", 4); }
+
+static bool mentions(const LyirAttrValue *v, LyirStr name) {
+  if (v->kind == LYIR_ATTR_ARRAY || v->kind == LYIR_ATTR_DICT) {
+    for (int i = 0; i < v->n; i++)
+      if (mentions(v->kind == LYIR_ATTR_DICT ? &v->fields[i].value : &v->elems[i], name))
+        return true;
+    return false;
+  }
+  if (v->kind != LYIR_ATTR_OPAQUE)
+    return false;
+  for (int i = 0; i + name.len < v->s.len; i++) {
+    char after = i + 1 + name.len < v->s.len ? v->s.s[i + 1 + name.len] : 0;
+    if (v->s.s[i] == '#' && !memcmp(v->s.s + i + 1, name.s, (size_t)name.len) &&
+        !(after == '_' || after == '$' || after == '.' || (after >= '0' && after <= '9') ||
+          ((after | 32) >= 'a' && (after | 32) <= 'z')))
+      return true;
+  }
+  return false;
+}
+
+static bool dict_mentions(const LyirAttr *a, int n, LyirStr name) {
+  for (int i = 0; i < n; i++)
+    if (mentions(&a[i].value, name))
+      return true;
+  return false;
+}
+
+/* mlir-opt prints an alias only where an attribute uses it (types are
+ * printed with their layouts, never through aliases). */
+static bool alias_used(const LyirModule *m, LyirStr name) {
+  if (dict_mentions(m->attrs.attrs, m->attrs.n, name))
+    return true;
+  for (const LyirFunc *f = m->first; f; f = f->next) {
+    if (dict_mentions(f->attrs.attrs, f->attrs.n, name))
+      return true;
+    for (int i = 0; f->arg_attrs && i < f->nargs; i++)
+      if (dict_mentions(f->arg_attrs[i].attrs, f->arg_attrs[i].n, name))
+        return true;
+    for (const LyirOp *op = f->first; op; op = op->next)
+      if (dict_mentions(op->attrs, op->nattrs, name))
+        return true;
+  }
+  return false;
+}
+
+static void print_aliases(const Printer *pr, const LyirModule *m) {
+  for (int i = 0; i < m->naliases; i++)
+    if (!pr->mlir || (!is_loc_alias(&m->aliases[i]) && alias_used(m, m->aliases[i].name)))
+      ly_buf_printf(pr->out, "#%.*s = %.*s\n", m->aliases[i].name.len, m->aliases[i].name.s, m->aliases[i].text.len,
+                    m->aliases[i].text.s);
+}
+
+static void print_module_head(const Printer *pr, const LyirModule *m) {
+  ly_buf_puts(pr->out, "module");
+  if (m->sym.len)
+    ly_buf_printf(pr->out, " @%.*s", m->sym.len, m->sym.s);
+  if (m->attrs.n) {
+    ly_buf_puts(pr->out, " attributes");
+    print_dict(pr, m->attrs.attrs, m->attrs.n);
+  }
+  ly_buf_puts(pr->out, " {\n");
+}
+
 void lyir_print(LyirModule *m, LyBuf *out) {
+  Printer pr = {false, out};
+  print_aliases(&pr, m);
+  if (m->naliases && m->first)
+    ly_buf_puts(out, "\n");
+  /* The wrapper is kept when it carries something. */
+  bool wrap = m->wrapped && (m->sym.len || m->attrs.n);
+  if (wrap)
+    print_module_head(&pr, m);
   for (LyirFunc *f = m->first; f; f = f->next) {
     if (f != m->first)
       ly_buf_puts(out, "\n");
-    print_func(f, out);
+    print_func(&pr, f);
   }
+  if (wrap)
+    ly_buf_puts(out, "}\n");
+}
+
+/* --- The form mlir-opt prints --------------------------------------------------- *
+ * Arguments are %argN; each op with results takes the next number, its
+ * results are %N, or %N:K defined and %N#i used; layoutc's names are not kept
+ * (mlir-opt renames every value the same way). */
+
+static void print_mlir_value(const LyirValue *v, LyBuf *out) {
+  if (!v->def) {
+    ly_buf_printf(out, "%%arg%u", v->print_id);
+    return;
+  }
+  ly_buf_printf(out, "%%%u", v->print_id);
+  if (v->def->nresults > 1) {
+    int i = 0;
+    while (v->def->results[i] != v)
+      i++;
+    ly_buf_printf(out, "#%d", i);
+  }
+}
+
+/* MLIR's func.return takes the declared types: where layoutc returns a
+ * laid-out value for an `any` result, a cast to the declared type comes
+ * first (the parser folds it away again). */
+static void print_mlir_return(const Printer *pr, const LyirFunc *f, LyirOp *op, unsigned *next_id) {
+  LyBuf *out = pr->out;
+  int n = op->noperands;
+  unsigned first = *next_id;
+  for (int i = 0; i < n; i++) {
+    if (i >= f->nresults || f->result_types[i] == op->operands[i]->type)
+      continue;
+    ly_buf_printf(out, "%%%u = builtin.unrealized_conversion_cast ", (*next_id)++);
+    print_mlir_value(op->operands[i], out);
+    ly_buf_puts(out, " : ");
+    print_type(pr, op->operands[i]->type);
+    ly_buf_puts(out, " to ");
+    print_type(pr, f->result_types[i]);
+    ly_buf_puts(out, "\n    ");
+  }
+  ly_buf_puts(out, "return");
+  for (int i = 0; i < n; i++) {
+    ly_buf_puts(out, i ? ", " : " ");
+    if (i < f->nresults && f->result_types[i] != op->operands[i]->type)
+      ly_buf_printf(out, "%%%u", first++);
+    else
+      print_mlir_value(op->operands[i], out);
+  }
+  if (n) {
+    ly_buf_puts(out, " : ");
+    for (int i = 0; i < n; i++) {
+      if (i)
+        ly_buf_puts(out, ", ");
+      print_type(pr, i < f->nresults ? f->result_types[i] : op->operands[i]->type);
+    }
+  }
+  ly_buf_puts(out, "\n");
+}
+
+static void print_mlir_op(const Printer *pr, const LyirFunc *f, LyirOp *op, unsigned *next_id) {
+  LyBuf *out = pr->out;
+  ly_buf_puts(out, "    ");
+  if (op->nresults) {
+    unsigned id = (*next_id)++;
+    for (int i = 0; i < op->nresults; i++)
+      op->results[i]->print_id = id;
+    ly_buf_printf(out, "%%%u", id);
+    if (op->nresults > 1)
+      ly_buf_printf(out, ":%d", op->nresults);
+    ly_buf_puts(out, " = ");
+  }
+  if (op->kind == LYIR_OP_RETURN && !op->foreign.len) {
+    print_mlir_return(pr, f, op, next_id);
+    return;
+  }
+  print_op_tail(pr, op, print_mlir_value);
+}
+
+static void print_mlir_func(const Printer *pr, LyirFunc *f) {
+  LyBuf *out = pr->out;
+  unsigned next_id = 0;
+  for (int i = 0; i < f->nargs; i++)
+    f->args[i]->print_id = (unsigned)i;
+  ly_buf_puts(out, "  ");
+  print_func_head(pr, f);
+  for (int i = 0; i < f->nargs; i++) {
+    LyirValue *a = f->args[i];
+    if (i)
+      ly_buf_puts(out, ", ");
+    if (!f->decl) {
+      print_mlir_value(a, out);
+      ly_buf_puts(out, ": ");
+    }
+    print_type(pr, a->type);
+    if (f->arg_attrs)
+      print_dict(pr, f->arg_attrs[i].attrs, f->arg_attrs[i].n);
+  }
+  ly_buf_puts(out, ")");
+  print_func_results(pr, f);
+  print_func_attrs(pr, f);
+  if (f->decl) {
+    ly_buf_puts(out, "\n");
+    return;
+  }
+  ly_buf_puts(out, " {\n");
+  for (LyirOp *op = f->first; op; op = op->next)
+    print_mlir_op(pr, f, op, &next_id);
+  ly_buf_puts(out, "  }\n");
+}
+
+void lyir_print_mlir(LyirModule *m, LyBuf *out) {
+  Printer pr = {true, out};
+  print_aliases(&pr, m);
+  print_module_head(&pr, m);
+  for (LyirFunc *f = m->first; f; f = f->next)
+    print_mlir_func(&pr, f);
+  ly_buf_puts(out, "}\n\n"); /* mlir-opt ends with an empty line */
 }

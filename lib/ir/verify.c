@@ -18,6 +18,9 @@ static void op_error(LyirModule *m, const LyirOp *op, LyLoc at, const char *fmt,
   va_end(ap);
   lyir_error(m, at, "'%s' op %s", lyir_op_name(op->kind), b.oom ? "is invalid" : ly_buf_cstr(&b));
   ly_buf_free(&b);
+  /* The location an MLIR pipeline gave the op (its original source). */
+  if (op->srcloc.len)
+    lyir_note(m, at, "the op's location is %.*s", op->srcloc.len > 200 ? 200 : op->srcloc.len, op->srcloc.s);
 }
 
 /* "4x?x6" */
@@ -275,6 +278,13 @@ static bool verify_relayout(LyirModule *m, const LyirOp *op) {
   const LyTypeImpl *in = op->operands[0]->type, *out = op->results[0]->type;
   if (!check_attr_names(m, op, no_attrs) || !check_element(m, op))
     return false;
+  /* A copy needs both geometries; an opaque layout has none (a relayout to
+   * `any` or to the same opaque layout is no copy). */
+  if (in != out && out->kind != LYD_ANY && (lyd_is_opaque(in) || lyd_is_opaque(out))) {
+    op_error(m, op, op->result_type_locs[0], "cannot copy %s an opaque layout: " LYD_OPAQUE_WHY,
+             lyd_is_opaque(in) ? "from" : "to");
+    return false;
+  }
   if (same_dims(in, out))
     return true;
   LyBuf a, b;
@@ -420,6 +430,8 @@ static bool verify_return(LyirModule *m, const LyirFunc *f, const LyirOp *op) {
 }
 
 static bool verify_op(LyirModule *m, const LyirFunc *f, const LyirOp *op) {
+  if (op->foreign.len) /* opaque compute: any operands, results, attributes */
+    return true;
   switch (op->kind) {
   case LYIR_OP_COMPUTE:
     return verify_compute(m, op);
@@ -446,6 +458,8 @@ static bool verify_op(LyirModule *m, const LyirFunc *f, const LyirOp *op) {
 /* The body is one block ending in its only 'func.return'. */
 static bool verify_func(LyirModule *m, const LyirFunc *f) {
   bool ok = true;
+  if (f->decl)
+    return true;
   for (const LyirOp *op = f->first; op; op = op->next) {
     if (op->kind == LYIR_OP_RETURN && op->next) {
       op_error(m, op, op->loc, "must be the last op of '@%.*s'", f->name.len, f->name.s);

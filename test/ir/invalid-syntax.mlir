@@ -2,12 +2,12 @@
 // Every diagnostic of the IR parser, one per chunk. Parsing stops at the
 // first error, as mlir-opt's does.
 
-// expected-error@+1 {{expected end of input or 'func.func', found 'func'}}
+// expected-error@+1 {{expected end of input, attribute alias, 'func.func', 'module' or '"builtin.module"', found 'func'}}
 func @f() {
 }
 
 // -----
-// expected-error@+2 {{expected string, value name or '}', found end of input}}
+// expected-error@+2 {{expected string, value name, location, result group, 'return', 'builtin.unrealized_conversion_cast' or '}', found end of input}}
 func.func @f(%a: tensor<4xf32>) {
   "func.return"() : () -> ()
 // -----
@@ -159,5 +159,62 @@ func.func @f(%a: tensor<4xf32>) {
 }
 
 // -----
-// expected-error@+1 {{expected '->' or '{', found end of input}}
+// expected-error@+1 {{expected '{' after the signature of '@f': a function whose arguments are named has a body}}
 func.func @f(%a: tensor<4xf32>)
+
+// -----
+// expected-error@+1 {{attribute alias '#nomap' is not defined}}
+func.func @f(%a: tensor<8x6xf32, #nomap>) {
+  return
+}
+
+// -----
+#map = affine_map<(d0) -> (d0)>
+// expected-error@+1 {{redefinition of alias '#map'}}
+#map = affine_map<(d0) -> (d0 floordiv 2)>
+
+// -----
+func.func @f() {
+  // expected-error@+1 {{a result group has at least one result}}
+  %0:0 = "x.y"() : () -> ()
+  return
+}
+
+// -----
+func.func @f(%a: tensor<4xf32>) {
+  // expected-error@+1 {{the op defines 2 results but its signature lists 1 result type}}
+  %0:2 = "x.y"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+func.func @f(%a: tensor<4xf32>) {
+  // expected-error@+1 {{unknown operation "layout.frobnicate"}}
+  %0 = "layout.frobnicate"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+// expected-error@+1 {{argument #0 of '@f' needs a name: the function has a body}}
+func.func @f(tensor<4xf32>) {
+  return
+}
+
+// -----
+// expected-error@+1 {{expected 'private', 'public' or 'nested' before the function name, found 'secret'}}
+func.func secret @f()
+
+// -----
+module {
+}
+// expected-error@+1 {{a file holds one module; split it with '// -----' and --split-input-file}}
+module {
+}
+
+// -----
+func.func @f(%a: tensor<4xf32>) {
+  %0 = "x.y"(%a) : (tensor<4xf32>) -> tensor<4xf32, any>
+  // expected-error@+1 {{expected 'to', found 'into'}}
+  %1 = builtin.unrealized_conversion_cast %0 : tensor<4xf32, any> into tensor<4xf32>
+  return
+}

@@ -24,6 +24,20 @@ static const char bad_verify[] =
     "  \"func.return\"() : () -> ()\n"
     "}\n";
 
+/* What mlir-opt prints (docs/ir.md §5.1), with the forms the parser keeps. */
+static const char mlir_text[] =
+    "#map = affine_map<(d0, d1) -> (d1, d0)>\n"
+    "module @m attributes {test.n = 3 : i64, test.flag} {\n"
+    "  func.func @f(%arg0: tensor<4x6xf32, #layout.tag<\"ab\">> {test.arg = 1 : i32}) -> tensor<6x4xf32, #layout.any> {\n"
+    "    %0:2 = \"test.split\"(%arg0) {m = #map, a = array<i64: 1, 0>, d = {x = 1}} : (tensor<4x6xf32>) -> "
+    "(tensor<4x6xf32>, tensor<4x6xf32, #layout.any>) loc(\"a.py\":1:2)\n"
+    "    %1 = \"layout.transpose\"(%0#1) {permutation = array<i64: 1, 0>} : (tensor<4x6xf32, #layout.any>) -> "
+    "tensor<6x4xf32, #layout.any>\n"
+    "    return %1 : tensor<6x4xf32, #layout.any>\n"
+    "  }\n"
+    "  func.func private @g(tensor<4x6xf32, #layout.memspace<1>>)\n"
+    "}\n";
+
 static const char bad_parse[] = "func.func @f(%a: tensor<4x6xf32>) {\n  %0 = \"layout.view\"(%b)";
 
 typedef struct {
@@ -57,6 +71,18 @@ static void test_round_trip(void) {
   char *s3 = lyModuleToString(m);
   CHECK(s3 && !strstr(s3, "layout.reshape") && strstr(s3, "layout.relayout") && strstr(s3, "layout.view"));
   CHECK(seen.errors == 0 && seen.notes > 0);
+  /* The MLIR form parses back to the same MLIR form. */
+  LyModule m3 = lyModuleParse(c, mlir_text, strlen(mlir_text), "mlir.mlir");
+  CHECK(!lyModuleIsNull(m3) && lyModuleVerify(m3) == LY_OK);
+  char *t1 = lyModuleToStringWithFlags(m3, LY_PRINT_MLIR);
+  LyModule m4 = lyModuleParse(c, t1, strlen(t1), "printed.mlir");
+  char *t2 = lyModuleToStringWithFlags(m4, LY_PRINT_MLIR);
+  CHECK(t1 && t2 && !strcmp(t1, t2) && !strncmp(t1, "#map = affine_map", 17));
+  CHECK(strstr(t1, "%0:2 = \"test.split\"") && strstr(t1, "return %1 : tensor<6x4xf32, #layout.any>"));
+  lyStringFree(t1);
+  lyStringFree(t2);
+  lyModuleDestroy(m3);
+  lyModuleDestroy(m4);
   lyStringFree(s1);
   lyStringFree(s2);
   lyStringFree(s3);
@@ -105,8 +131,8 @@ static int run_once(void) {
   if (lyContextIsNull(c))
     return 0;
   int ok = 0;
-  const char *inputs[] = {module_text, bad_verify, bad_parse};
-  for (int i = 0; i < 3; i++) {
+  const char *inputs[] = {module_text, bad_verify, bad_parse, mlir_text};
+  for (int i = 0; i < 4; i++) {
     LyModule m = lyModuleParse(c, inputs[i], strlen(inputs[i]), NULL);
     if (lyModuleIsNull(m))
       continue;
@@ -114,6 +140,9 @@ static int run_once(void) {
     if (lyModuleRunPass(m, "legalize-reshapes", LY_PASS_EXPLAIN) == LY_OK) {
       ok++;
       char *s = lyModuleToString(m);
+      ok += s != NULL;
+      lyStringFree(s);
+      s = lyModuleToStringWithFlags(m, LY_PRINT_MLIR);
       ok += s != NULL;
       lyStringFree(s);
     }
@@ -127,7 +156,7 @@ static void test_alloc_failure(void) {
   long before = ly_alloc_count();
   int full = run_once();
   long sites = ly_alloc_count() - before;
-  CHECK(full == 4); /* module_text: parse, pass, print; bad_verify: parse */
+  CHECK(full == 9); /* module_text, mlir_text: parse, pass, 2 prints; bad_verify: parse */
   for (long n = 1; n <= sites; n++) {
     ly_alloc_fail_after(n);
     int got = run_once();

@@ -52,6 +52,7 @@ static void print_strides(FILE *f, const Facts *x, int json) {
     fputs(json                                ? "null"
           : x->strides_s == LY_ERROR_DYNAMIC ? "unknown (the layout depends on dynamic dims)"
           : x->strides_s == LY_ERROR_ANY     ? "none (the layout is 'any')"
+          : x->strides_s == LY_ERROR_OPAQUE  ? "none (the layout is opaque)"
                                              : "none (not one stride per dim)",
           f);
     return;

@@ -20,6 +20,7 @@ typedef struct {
   int npasses;
   bool split, verify, print_after_all;
   unsigned flags; /* LyPassFlags */
+  unsigned print_flags; /* LyPrintFlags */
 } OptArgs;
 
 static void write_piece(const char *piece, size_t len, void *file) { fwrite(piece, 1, len, file); }
@@ -41,6 +42,12 @@ static int parse_args(int argc, char **argv, OptArgs *a) {
       a->verify = true;
     } else if (!strcmp(s, "--print-ir-after-all")) {
       a->print_after_all = true;
+    } else if (!strncmp(s, "--emit=", 7)) {
+      /* --emit=mlir: the form mlir-opt prints (docs/ir.md §5) */
+      if (!strcmp(s + 7, "mlir"))
+        a->print_flags = LY_PRINT_MLIR;
+      else if (strcmp(s + 7, "layoutc"))
+        return usage("opt: --emit= takes mlir or layoutc");
     } else if (!strcmp(s, "--debug-reasons")) {
       a->flags |= LY_PASS_EXPLAIN;
     } else if (!strcmp(s, "--strided-views")) {
@@ -120,7 +127,7 @@ static bool run_chunk(const OptArgs *a, LyContext ctx, const Chunk *ch, const ch
     lyModuleSetPbqpDump(m, write_piece, dump);
   bool ok = run_pipeline(a, m);
   if (ok)
-    lyModulePrint(m, write_piece, out);
+    lyModulePrintWithFlags(m, a->print_flags, write_piece, out);
   lyModuleDestroy(m);
   return ok;
 }
