@@ -3,6 +3,7 @@
  * result, like mlir-opt. With --split-input-file each `// -----` chunk is a
  * module of its own; with --verify-diagnostics the diagnostics are checked
  * against the chunk's expected-* annotations instead of printed. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,50 +30,41 @@ static bool is_pass(const char *name) {
   return false;
 }
 
-/* Returns 0, or the usage exit status after reporting. */
-static int parse_args(int argc, char **argv, OptArgs *a) {
-  for (int i = 0; i < argc; i++) {
-    const char *s = argv[i];
-    if (!strcmp(s, "--split-input-file")) {
-      a->split = true;
-    } else if (!strcmp(s, "--verify-diagnostics")) {
-      a->verify = true;
-    } else if (!strcmp(s, "--print-ir-after-all")) {
-      a->print_after_all = true;
-    } else if (!strcmp(s, "--debug-reasons")) {
-      a->flags |= LY_PASS_EXPLAIN;
-    } else if (!strcmp(s, "--strided-views")) {
-      a->flags |= LY_PASS_STRIDED_VIEWS;
-    } else if (!strncmp(s, "--assign-layouts=", 17)) {
+/* Fills a from the parsed options, in order (passes run in the order
+ * given). Returns 0, or the usage exit status after reporting. */
+static int opt_args(const Args *in, OptArgs *a) {
+  a->path = in->noperands ? in->operand[0] : NULL;
+  a->out_path = args_value(in, "-o");
+  a->split = args_has(in, "--split-input-file");
+  a->verify = args_has(in, "--verify-diagnostics");
+  a->print_after_all = args_has(in, "--print-ir-after-all");
+  a->flags |= args_has(in, "--debug-reasons") ? LY_PASS_EXPLAIN : 0;
+  a->flags |= args_has(in, "--strided-views") ? LY_PASS_STRIDED_VIEWS : 0;
+  for (int i = 0; i < in->nseen; i++) {
+    const char *name = in->seen[i].name, *mode = in->seen[i].value;
+    if (!strcmp(name, "--assign-layouts")) {
       /* The pass's baselines (docs/passes.md): same pass, other solver. */
-      const char *mode = s + 17;
-      if (!strcmp(mode, "greedy"))
+      if (mode && !strcmp(mode, "greedy"))
         a->flags |= LY_PASS_ASSIGN_GREEDY;
-      else if (!strcmp(mode, "row-major"))
+      else if (mode && !strcmp(mode, "row-major"))
         a->flags |= LY_PASS_ASSIGN_ROW_MAJOR;
-      else if (strcmp(mode, "exact"))
-        return usage("opt: --assign-layouts= takes exact, greedy or row-major");
-      if (a->npasses == MAX_PASSES)
-        return usage("opt: too many passes");
-      a->passes[a->npasses++] = "assign-layouts";
-    } else if (!strcmp(s, "-o")) {
-      if (i + 1 == argc)
-        return usage("opt: -o needs a file");
-      a->out_path = argv[++i];
-    } else if (!strncmp(s, "--", 2) && is_pass(s + 2)) {
-      if (a->npasses == MAX_PASSES)
-        return usage("opt: too many passes");
-      a->passes[a->npasses++] = s + 2;
-    } else if (s[0] == '-' && s[1]) {
-      fprintf(stderr, "layoutc: opt: unknown option '%s'\n", s);
-      return usage(NULL);
-    } else if (a->path) {
-      return usage("opt takes one file");
-    } else {
-      a->path = s;
+      else if (mode && strcmp(mode, "exact"))
+        return usage_error(in->cmd, "--assign-layouts= takes exact, greedy or row-major, not '%s'", mode);
+    } else if (!is_pass(name + 2)) {
+      continue;
     }
+    if (a->npasses == MAX_PASSES)
+      return usage_error(in->cmd, "more than %d passes", MAX_PASSES);
+    a->passes[a->npasses++] = name + 2;
   }
-  return a->path ? 0 : usage("opt needs a file ('-' for stdin)");
+  if (!a->path)
+    return usage_error(in->cmd, "opt needs a file ('-' for stdin)");
+  return 0;
+}
+
+static void list_passes(void) {
+  for (int i = 0; i < lyPassGetCount(); i++)
+    printf("%-20s %s\n", lyPassGetName(i), lyPassGetSummary(i));
 }
 
 /* --print-ir-after-all, in MLIR's format. */
@@ -114,22 +106,26 @@ static bool run_chunk(const OptArgs *a, LyContext ctx, const Chunk *ch, const ch
 static Chunk *chunks_of(const OptArgs *a, const char *text, size_t len, int *n) {
   Chunk *chunks = malloc((a->split ? MAX_CHUNKS : 1) * sizeof *chunks);
   if (!chunks) {
-    fprintf(stderr, "layoutc: out of memory\n");
+    driver_error("out of memory");
     return NULL;
   }
   *n = 1;
   chunks[0] = (Chunk){text, len, 1};
   if (a->split && (*n = split_input(text, len, chunks, MAX_CHUNKS)) < 0) {
-    fprintf(stderr, "layoutc: too many chunks in '%s'\n", a->path);
+    driver_error("too many chunks in '%s'", a->path);
     free(chunks);
     return NULL;
   }
   return chunks;
 }
 
-int cmd_opt(int argc, char **argv) {
+int cmd_opt(Args *in) {
+  if (args_has(in, "--list-passes")) {
+    list_passes();
+    return 0;
+  }
   OptArgs a = {0};
-  int rc = parse_args(argc, argv, &a);
+  int rc = opt_args(in, &a);
   if (rc)
     return rc;
   size_t len;
@@ -139,7 +135,7 @@ int cmd_opt(int argc, char **argv) {
   FILE *out = a.out_path ? fopen(a.out_path, "w") : stdout;
   if (!chunks || !out) {
     if (!out)
-      fprintf(stderr, "layoutc: cannot open '%s' for writing\n", a.out_path);
+      driver_error("cannot open '%s' for writing: %s", a.out_path, strerror(errno));
     free(chunks);
     free(text);
     return EXIT_BAD_INPUT;
@@ -160,7 +156,7 @@ int cmd_opt(int argc, char **argv) {
   capture_free(&cap);
   lyContextDestroy(ctx);
   if (out != stdout && fclose(out) != 0) {
-    fprintf(stderr, "layoutc: error writing '%s'\n", a.out_path);
+    driver_error("cannot write '%s'", a.out_path);
     failures++;
   }
   free(chunks);
