@@ -58,7 +58,7 @@ static int edit_distance(const char *a, const char *b) {
 const char *did_you_mean(const char *word, const char *const *cands, int n) {
   const char *best = NULL;
   int best_d = 1000, limit = (int)strlen(word) / 3;
-  limit = limit < 2 ? 2 : limit;
+  limit = limit < 1 ? 1 : limit;
   for (int i = 0; i < n; i++) {
     int d = edit_distance(word, cands[i]);
     if (d < best_d && d <= limit)
@@ -401,7 +401,7 @@ int parse_list(const char *name, const char *text, int64_t *out, int max) {
         return -1;
       }
     if (n == max) {
-      arg_error(name, text, (int)(start - text) + 1, "more than %d entries", max);
+      arg_error(name, text, (int)(start - text) + 1, "more than %d entr%s", max, max == 1 ? "y" : "ies");
       return -1;
     }
     out[n++] = v;
