@@ -11,6 +11,7 @@
 
 static const OptSpec json_only[] = {{"--json", OPT_FLAG, "one JSON object (describe --json's shape)"}, {NULL}};
 static const OptSpec no_opts[] = {{NULL}};
+static const OptSpec equal_opts[] = {{"--json", OPT_FLAG, "{\"equal\": true|false, \"a\": ..., \"b\": ...}"}, {NULL}};
 static const OptSpec offset_opts[] = {
     {"--all", OPT_FLAG, "the offsets of all elements in row-major logical order"},
     {"--json", OPT_FLAG, "{\"type\": ..., \"offsets\": [...]}"},
@@ -78,7 +79,7 @@ const Command commands[] = {
      "whether two types are the same layout: prints equal or not equal; exit 0 equal, 1 not equal",
      "Exit status: 0 the types are equal, 1 they are not (stdout says 'not equal') or an operand\n"
      "does not parse (a diagnostic on stderr, nothing on stdout), 2 a usage error.\n",
-     json_only, 2, 2},
+     equal_opts, 2, 2},
     {"opt", cmd_opt, "FILE [PASS-OPTIONS] [-o OUT]",
      "verify FILE's functions, run the passes in the order given, print the result", NULL, opt_opts, 0, 1},
     {"repack", cmd_repack, "SRC DST (-i IN -o OUT | --bench | --plan) [--threads N]",
