@@ -229,9 +229,10 @@ static LyStatus simple_collision(const LyTypeImpl *x, int *collides) {
         set[0] = 0;
       continue;
     }
-    int64_t room = (int64_t)(size + 1) * (2 * (reach[k + 1] / s + 2) < 2 * g[k].ext ? 2 * (reach[k + 1] / s + 2)
-                                                                                   : 2 * g[k].ext);
-    if (!set || room > INJECTIVE_SUMS_LIMIT || work + room > INJECTIVE_SUMS_LIMIT) {
+    /* Each sum takes at most min(2 ext, 2 (reach / s + 2)) values of u. */
+    int64_t per = reach[k + 1] / s + 2 < g[k].ext ? reach[k + 1] / s + 2 : g[k].ext, room;
+    if (!set || !ly_mul((int64_t)size + 1, per, &room) || !ly_mul(room, 2, &room) ||
+        room > INJECTIVE_SUMS_LIMIT || work + room > INJECTIVE_SUMS_LIMIT) {
       st = set ? LY_ERROR_UNKNOWN : LY_ERROR_NOMEM;
       break;
     }
