@@ -159,5 +159,6 @@ int cmd_equal(Args *a);
 int cmd_opt(Args *a);
 int cmd_repack(Args *a);
 int cmd_emit_llvm(Args *a);
+int cmd_draw(Args *a);
 
 #endif

@@ -49,6 +49,11 @@ static const OptSpec emit_opts[] = {
     {"-O", OPT_FLAG, "optimize the IR"},
     {NULL}};
 
+static const OptSpec draw_opts[] = {
+    {"-o", OPT_VALUE, "write the picture to a file (its format from .svg, .txt or .html)"},
+    {"--format", OPT_VALUE, "svg (the default), txt (a table for the terminal) or html (the SVG in a page)"},
+    {NULL}};
+
 static int cmd_help(Args *a);
 static int cmd_completion(Args *a);
 
@@ -86,6 +91,11 @@ const Command commands[] = {
      "repack raw bytes from SRC's layout into DST's", types_help, repack_opts, 2, 2},
     {"emit-llvm", cmd_emit_llvm, "TYPE | --repack SRC DST [--with-main] [-O]",
      "LLVM IR of the address function (or the repack kernel)", types_help, emit_opts, 1, 2},
+    {"draw", cmd_draw, "TYPE [-o OUT] [--format=svg|txt|html]",
+     "a picture: each element's offset on the logical grid colored by tile; memory in offset order",
+     "Ranks 0 to 4 (3-D and 4-D as small multiples of 2-D grids), at most 4096 elements in 65536\n"
+     "places. Tiles are the runs where a step along a dim moves the offset as the first step does.\n",
+     draw_opts, 1, 1},
     {"help", cmd_help, "[COMMAND]", "the commands, or one command's usage and options", NULL, no_opts, 0, 1},
     {"completion", cmd_completion, "bash", "a bash completion script, generated from the command table", NULL,
      no_opts, 1, 1},
