@@ -170,10 +170,12 @@ static bool plain_collision(const LyTypeImpl *x) {
  * decreasing |stride|; a partial sum is kept only while the digits still to
  * come can cancel it (|sum| <= their reach), which keeps the set small for
  * every layout whose strides are far apart (the common case at any size).
- * The set's total size is bounded (INJECTIVE_SUMS_LIMIT); past it, unknown.
+ * The sets are bounded (INJECTIVE_SUMS_LIMIT at once, INJECTIVE_SUMS_WORK in
+ * all); past either, unknown.
  * A collision found in the digit box is a real one only when no dim is
  * padded (some digit tuples are then no index): *collides = -1 otherwise. */
-#define INJECTIVE_SUMS_LIMIT (1 << 22)
+#define INJECTIVE_SUMS_LIMIT (1 << 21) /* sums held at once (16 MiB) */
+#define INJECTIVE_SUMS_WORK (1 << 23)  /* sums made in all */
 
 static int cmp_i64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -198,7 +200,7 @@ static bool extend_sums(const int64_t *set, int n, int64_t s, int64_t ext, int64
       int64_t y = x + s * u; /* |x| <= previous reach, |s u| <= alloc: no overflow */
       if (y < -reach || y > reach)
         continue;
-      if (++*work > INJECTIVE_SUMS_LIMIT)
+      if (++*work > INJECTIVE_SUMS_WORK)
         return false;
       next[(*m)++] = y;
     }
@@ -229,10 +231,12 @@ static LyStatus simple_collision(const LyTypeImpl *x, int *collides) {
         set[0] = 0;
       continue;
     }
-    /* Each sum takes at most min(2 ext, 2 (reach / s + 2)) values of u. */
-    int64_t per = reach[k + 1] / s + 2 < g[k].ext ? reach[k + 1] / s + 2 : g[k].ext, room;
-    if (!set || !ly_mul((int64_t)size + 1, per, &room) || !ly_mul(room, 2, &room) ||
-        room > INJECTIVE_SUMS_LIMIT || work + room > INJECTIVE_SUMS_LIMIT) {
+    /* A sum x keeps at most min(2 ext - 1, 2 reach / s + 1) values of u:
+     * those with |x + s u| <= reach. */
+    int64_t q = reach[k + 1] / s < g[k].ext - 1 ? reach[k + 1] / s : g[k].ext - 1, per, room;
+    if (!set || !ly_mul(q, 2, &per) || !ly_add(per, 1, &per) || !ly_mul((int64_t)size + 1, per, &room) ||
+        room > INJECTIVE_SUMS_LIMIT ||
+        work + room > INJECTIVE_SUMS_WORK) {
       st = set ? LY_ERROR_UNKNOWN : LY_ERROR_NOMEM;
       break;
     }
