@@ -154,7 +154,8 @@ int args_parse(const Command *c, int argc, char **argv, Args *a) {
   for (int i = 0; i < argc; i++) {
     const char *s = argv[i];
     int rc = 0;
-    if (only_operands || s[0] != '-' || !s[1]) {
+    /* "-" is stdin; "-1,2" is a list with a negative entry, reported as such. */
+    if (only_operands || s[0] != '-' || !s[1] || (s[1] >= '0' && s[1] <= '9')) {
       rc = add_operand(c, a, s);
     } else if (!strcmp(s, "--")) {
       only_operands = true;
