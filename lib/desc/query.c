@@ -231,11 +231,12 @@ static LyStatus simple_collision(const LyTypeImpl *x, int *collides) {
         set[0] = 0;
       continue;
     }
-    /* A sum x keeps at most min(2 ext - 1, 2 reach / s + 1) values of u:
-     * those with |x + s u| <= reach. */
-    int64_t q = reach[k + 1] / s < g[k].ext - 1 ? reach[k + 1] / s : g[k].ext - 1, per, room;
-    if (!set || !ly_mul(q, 2, &per) || !ly_add(per, 1, &per) || !ly_mul((int64_t)size + 1, per, &room) ||
-        room > INJECTIVE_SUMS_LIMIT ||
+    /* A sum x keeps the u with |x + s u| <= reach and |u| < ext: at most
+     * min(floor(2 reach / s) + 1, 2 ext - 1) of them, where floor(2 reach / s)
+     * = 2 floor(reach / s) + (reach mod s >= s - reach mod s). */
+    int64_t r = reach[k + 1], q = r / s < g[k].ext ? r / s : g[k].ext, per, room, most;
+    if (!set || !ly_mul(q, 2, &per) || !ly_add(per, 1 + (r % s >= s - r % s), &per) || !ly_mul(g[k].ext, 2, &most) ||
+        !ly_mul((int64_t)size + 1, per < most - 1 ? per : most - 1, &room) || room > INJECTIVE_SUMS_LIMIT ||
         work + room > INJECTIVE_SUMS_WORK) {
       st = set ? LY_ERROR_UNKNOWN : LY_ERROR_NOMEM;
       break;
