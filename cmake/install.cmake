@@ -11,6 +11,9 @@ install(TARGETS layoutc-shared layoutc layoutc-core-shared layoutc-core
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/layoutc DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 if(LAYOUTC_BUILD_TOOLS)
   install(TARGETS layoutc-bin RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(FILES ${PROJECT_SOURCE_DIR}/docs/layoutc.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+  install(FILES ${PROJECT_BINARY_DIR}/share/bash-completion/completions/layoutc
+    DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 endif()
 install(EXPORT layoutcTargets NAMESPACE layoutc:: DESTINATION ${LAYOUTC_CMAKE_DIR})
 

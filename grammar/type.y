@@ -9,6 +9,7 @@
 %define api.pure full
 %define api.token.prefix {LYT_}
 %define parse.error custom
+%define parse.lac full
 %locations
 %expect 0
 %parse-param {LyParser *p}

@@ -89,8 +89,9 @@ typedef struct {
 /* Called once per diagnostic; the pointers are valid only during the call. */
 typedef void (*LyDiagnosticHandler)(const LyDiagnostic *diag, void *user);
 
-/* Formats a diagnostic as `name:line:col: error: msg`, the source line and a
- * caret, into the stream (a FILE *). Suitable as a handler. */
+/* Formats a diagnostic as `name:line:col: error: msg`, the source line (tabs
+ * expanded) and a caret kept on the text, into the stream (a FILE *).
+ * Suitable as a handler. */
 LAYOUTC_API void lyDiagnosticPrintToFile(const LyDiagnostic *diag, void *file);
 
 /* --- Context -------------------------------------------------------------- */

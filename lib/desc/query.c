@@ -166,6 +166,118 @@ static bool plain_collision(const LyTypeImpl *x) {
   return false;
 }
 
+/* The exact decision for simple digits (each dim a mixed-radix split, so the
+ * digits' values are independent): two indices collide exactly when some
+ * nonzero u with |u_k| < ext_k has sum s_k u_k = 0. Digits are taken by
+ * decreasing |stride|; a partial sum is kept only while the digits still to
+ * come can cancel it (|sum| <= their reach), which keeps the set small for
+ * every layout whose strides are far apart (the common case at any size).
+ * The sets are bounded (INJECTIVE_SUMS_LIMIT at once, INJECTIVE_SUMS_WORK in
+ * all); past either, unknown.
+ * A collision found in the digit box is a real one only when no dim is
+ * padded (some digit tuples are then no index): *collides = -1 otherwise. */
+#define INJECTIVE_SUMS_LIMIT (1 << 21) /* sums held at once (16 MiB) */
+#define INJECTIVE_SUMS_WORK (1 << 23)  /* sums made in all */
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int cmp_abs_stride_desc(const void *a, const void *b) { return -cmp_abs_stride(a, b); }
+
+/* Adds the sums x + s*u (x in set, or x = 0 with u != 0) that stay within
+ * [-reach, reach] to next. False when the bound is passed. */
+static bool extend_sums(const int64_t *set, int n, int64_t s, int64_t ext, int64_t reach, int64_t *next,
+                        int *m, int64_t *work) {
+  for (int i = -1; i < n; i++) {
+    int64_t x = i < 0 ? 0 : set[i];
+    /* u in [lo, hi]: |x + s u| <= reach and |u| < ext; s > 0. */
+    int64_t lo = (-reach - x) / s - 1, hi = (reach - x) / s + 1;
+    lo = lo < -(ext - 1) ? -(ext - 1) : lo;
+    hi = hi > ext - 1 ? ext - 1 : hi;
+    for (int64_t u = lo; u <= hi; u++) {
+      if (i < 0 && u == 0)
+        continue;
+      int64_t y = x + s * u; /* |x| <= previous reach, |s u| <= alloc: no overflow */
+      if (y < -reach || y > reach)
+        continue;
+      if (++*work > INJECTIVE_SUMS_WORK)
+        return false;
+      next[(*m)++] = y;
+    }
+  }
+  return true;
+}
+
+static LyStatus simple_collision(const LyTypeImpl *x, int *collides) {
+  LyDigit g[LY_MAX_DIGITS];
+  int n = x->ndigits;
+  memcpy(g, x->digits, n * sizeof *g);
+  qsort(g, n, sizeof *g, cmp_abs_stride_desc);
+  int64_t reach[LY_MAX_DIGITS + 1] = {0}; /* reach[k]: of digits k.. */
+  for (int k = n - 1; k >= 0; k--) {
+    int64_t r;
+    if (!ly_mul(llabs(g[k].stride), g[k].ext - 1, &r) || !ly_add(reach[k + 1], r, &reach[k]))
+      return LY_ERROR_UNKNOWN;
+  }
+  int64_t *set = ly_malloc(sizeof *set), *next = NULL;
+  int size = 0;
+  int64_t work = 0;
+  LyStatus st = LY_OK;
+  for (int k = 0; k < n && st == LY_OK; k++) {
+    int64_t s = llabs(g[k].stride);
+    if (s == 0) { /* a digit that moves nothing */
+      size = g[k].ext > 1 ? 1 : size;
+      if (set)
+        set[0] = 0;
+      continue;
+    }
+    /* A sum x keeps the u with |x + s u| <= reach and |u| < ext: at most
+     * min(floor(2 reach / s) + 1, 2 ext - 1) of them, where floor(2 reach / s)
+     * = 2 floor(reach / s) + (reach mod s >= s - reach mod s). */
+    int64_t r = reach[k + 1], q = r / s < g[k].ext ? r / s : g[k].ext, per, room, most;
+    if (!set || !ly_mul(q, 2, &per) || !ly_add(per, 1 + (r % s >= s - r % s), &per) || !ly_mul(g[k].ext, 2, &most) ||
+        !ly_mul((int64_t)size + 1, per < most - 1 ? per : most - 1, &room) || room > INJECTIVE_SUMS_LIMIT ||
+        work + room > INJECTIVE_SUMS_WORK) {
+      st = set ? LY_ERROR_UNKNOWN : LY_ERROR_NOMEM;
+      break;
+    }
+    next = ly_malloc((size_t)(room ? room : 1) * sizeof *next);
+    int m = 0;
+    if (!next)
+      st = LY_ERROR_NOMEM;
+    else if (!extend_sums(set, size, s, g[k].ext, reach[k + 1], next, &m, &work))
+      st = LY_ERROR_UNKNOWN;
+    ly_free(set);
+    set = next;
+    next = NULL;
+    if (st != LY_OK)
+      break;
+    qsort(set, m, sizeof *set, cmp_i64);
+    size = 0;
+    for (int i = 0; i < m; i++)
+      if (!size || set[size - 1] != set[i])
+        set[size++] = set[i];
+  }
+  bool zero = false;
+  for (int i = 0; i < size && st == LY_OK; i++)
+    zero = zero || set[i] == 0;
+  ly_free(set);
+  if (st != LY_OK)
+    return st;
+  bool padded = false;
+  for (int d = 0; d < x->rank; d++) {
+    int64_t prod = 1;
+    for (int k = 0; k < n; k++)
+      if (x->digits[k].dim == d && !ly_mul(prod, x->digits[k].ext, &prod))
+        return LY_ERROR_UNKNOWN;
+    padded = padded || prod != x->dims[d];
+  }
+  *collides = !zero ? 0 : padded ? -1 : 1;
+  return LY_OK;
+}
+
 LyStatus lyTypeIsInjective(LyType t, int *out) {
   const LyTypeImpl *x = lyd_type(t);
   LyStatus s = need_static(x);
@@ -224,6 +336,16 @@ LyStatus lyTypeIsInjective(LyType t, int *out) {
   if (plain_collision(x)) {
     *out = 0;
     return LY_OK;
+  }
+  if (simple) {
+    int collides;
+    LyStatus st = simple_collision(x, &collides);
+    if (st == LY_ERROR_NOMEM)
+      return st;
+    if (st == LY_OK && collides >= 0) {
+      *out = !collides;
+      return LY_OK;
+    }
   }
   int64_t cost = 1, work;
   for (int k = 0; k < x->ndigits; k++)

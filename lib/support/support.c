@@ -259,23 +259,51 @@ void ly_diag_emit(LyDiagEngine *d, LySeverity sev, const LySource *src, LyLoc lo
   va_end(ap);
 }
 
+/* The source line as shown: tabs expanded to the next multiple of 8 and
+ * other control bytes shown as spaces, so the caret under it lines up.
+ * Returns the display column of byte `col` (0-based). */
+static int put_display_line(FILE *f, const char *s, int start, int len, int col) {
+  int x = 0, caret = -1;
+  for (int i = start; i < start + len; i++) {
+    if (i == col)
+      caret = x;
+    if (s[i] == '\t') {
+      do
+        fputc(' ', f);
+      while (++x % 8);
+    } else {
+      fputc((unsigned char)s[i] < 0x20 ? ' ' : s[i], f);
+      /* A UTF-8 continuation byte takes no column of its own. */
+      x += ((unsigned char)s[i] & 0xc0) != 0x80;
+    }
+  }
+  fputc('\n', f);
+  return caret >= 0 ? caret : x;
+}
+
 void lyDiagnosticPrintToFile(const LyDiagnostic *diag, void *file) {
   FILE *f = file;
   static const char *sev[] = {"error", "warning", "note"};
+  int len = diag->source_line && diag->line > 0 ? diag->source_line_len : -1;
+  /* The caret stays on the text: a diagnostic at the end of the input points
+   * at its last character. */
+  int column = diag->column;
+  if (len > 0 && column > len)
+    column = len;
   if (diag->source_name && diag->line > 0)
-    fprintf(f, "%s:%d:%d: ", diag->source_name, diag->line, diag->column);
+    fprintf(f, "%s:%d:%d: ", diag->source_name, diag->line, column);
   else if (diag->source_name)
     fprintf(f, "%s: ", diag->source_name);
   fprintf(f, "%s: %s\n", sev[diag->severity], diag->message);
-  if (diag->source_line && diag->line > 0) {
+  if (len >= 0) {
     /* Long lines (megabyte inputs) are shown as a window around the column. */
-    int col = diag->column > 0 ? diag->column - 1 : 0;
-    int start = 0, len = diag->source_line_len;
+    int col = column > 0 ? column - 1 : 0, start = 0;
     if (len > 160) {
       start = col > 60 ? col - 60 : 0;
       len = len - start > 120 ? 120 : len - start;
     }
-    fprintf(f, "%s%.*s\n", start ? "..." : "", len, diag->source_line + start);
-    fprintf(f, "%*s^\n", (start ? 3 : 0) + col - start, "");
+    fputs(start ? "..." : "", f);
+    int x = put_display_line(f, diag->source_line, start, len, col);
+    fprintf(f, "%*s^\n", (start ? 3 : 0) + x, "");
   }
 }

@@ -40,7 +40,7 @@ from viewlib import (factor, regroup, affine_strides, cmdline, csv, digit_view_e
 LETTERS = "abcdefghijkl"
 ELEMS = [("f32", 32), ("f32", 32), ("f32", 32), ("f16", 16), ("i8", 8)]
 MEMSPACES = ["", "", "", "", "", "", "", "memspace<1>", 'memspace<"shared">']
-NOTE_RE = re.compile(r"^note: relayout to (.*) first makes it a view$", re.M)
+NOTE_RE = re.compile(r"^<arg 2>:1:1: note: relayout to (.*) first makes it a view$", re.M)
 ROW_MAJOR_NOTE = "the row-major layout"
 
 
@@ -472,8 +472,9 @@ def check_request(cx, src, req):
                        % err.strip().splitlines()[0])
 
     if op == "reshape":
-        if not re.search(r"^error: reshape into \S+ requires a copy: \S", err, re.M):
-            cx.bad(argv, "refusal does not say 'error: reshape into ... requires a copy: <reason>': %r" % err)
+        if not re.search(r"^<arg 2>:1:1: error: reshape into \S+ requires a copy: \S", err, re.M):
+            cx.bad(argv, "refusal does not say '<arg 2>:1:1: error: reshape into ... requires a copy: <reason>': %r"
+                   % err)
         notes = NOTE_RE.findall(err)
         if len(notes) != 1:
             cx.bad(argv, "refusal has %d 'note: relayout to X first makes it a view' lines: %r" % (len(notes), err))

@@ -9,7 +9,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd_codegen.h"
 #include "driver.h"
 #include "layoutc/codegen.h"
 
@@ -20,65 +19,46 @@ typedef struct {
   int bench, plan, interpret, threads, iters;
 } RepackArgs;
 
-static int parse_count(const char *opt, const char *text, int lo, int hi, int *out) {
+static int parse_count(const Args *in, const char *opt, int lo, int hi, int *out) {
+  const char *text = args_value(in, opt);
+  if (!text)
+    return 0;
   char *end;
   errno = 0;
   long v = strtol(text, &end, 10);
-  if (!*text || *end || errno || v < lo || v > hi) {
-    fprintf(stderr, "layoutc: %s expects an integer from %d to %d, got '%s'\n", opt, lo, hi, text);
-    return 0;
-  }
+  if (!*text || *end || errno || v < lo || v > hi)
+    return usage_error(in->cmd, "%s expects an integer from %d to %d, found '%s'", opt, lo, hi, text);
   *out = (int)v;
-  return 1;
+  return 0;
 }
 
 /* Returns 0 on success, else the exit status of a usage error. */
-static int parse_repack_args(int argc, char **argv, RepackArgs *a) {
+static int parse_repack_args(const Args *in, RepackArgs *a) {
   memset(a, 0, sizeof *a);
   a->threads = 1;
-  for (int i = 0; i < argc; i++) {
-    const char *s = argv[i];
-    int has_value = i + 1 < argc;
-    if (!strcmp(s, "-i") || !strcmp(s, "-o") || !strcmp(s, "--threads") || !strcmp(s, "--iters")) {
-      if (!has_value)
-        return usage("option needs a value");
-      const char *v = argv[++i];
-      if (!strcmp(s, "-i"))
-        a->in = v;
-      else if (!strcmp(s, "-o"))
-        a->out = v;
-      else if (!parse_count(s, v, 1, !strcmp(s, "--threads") ? 1024 : 1000000,
-                            !strcmp(s, "--threads") ? &a->threads : &a->iters))
-        return EXIT_USAGE;
-    } else if (!strcmp(s, "--bench")) {
-      a->bench = 1;
-    } else if (!strcmp(s, "--plan")) {
-      a->plan = 1;
-    } else if (!strcmp(s, "--interpret")) {
-      a->interpret = 1;
-    } else if (s[0] == '-' && s[1]) {
-      fprintf(stderr, "layoutc: unknown repack option '%s'\n", s);
-      return usage(NULL);
-    } else if (a->ntypes < 2) {
-      a->types[a->ntypes++] = s;
-    } else {
-      return usage("repack takes two types");
-    }
-  }
-  if (a->ntypes != 2)
-    return usage("repack needs a source and a destination type");
+  a->types[0] = in->operand[0];
+  a->types[1] = in->operand[1];
+  a->ntypes = 2;
+  a->in = args_value(in, "-i");
+  a->out = args_value(in, "-o");
+  a->bench = args_has(in, "--bench");
+  a->plan = args_has(in, "--plan");
+  a->interpret = args_has(in, "--interpret");
+  int rc = parse_count(in, "--threads", 1, 1024, &a->threads);
+  if (rc || (rc = parse_count(in, "--iters", 1, 1000000, &a->iters)))
+    return rc;
   if (!a->bench && !a->plan && (!a->in || !a->out))
-    return usage("repack needs -i IN -o OUT, --bench or --plan");
+    return usage_error(in->cmd, "repack needs -i IN -o OUT, --bench or --plan");
   if (a->bench && (a->in || a->out || a->interpret))
-    return usage("--bench cannot be combined with -i, -o or --interpret");
+    return usage_error(in->cmd, "--bench cannot be combined with -i, -o or --interpret");
   if (!!a->in != !!a->out)
-    return usage("-i and -o go together");
+    return usage_error(in->cmd, "-i and -o go together");
   return 0;
 }
 
 static void size_mismatch(const char *path, int64_t got, int more, int64_t size, const char *type_text) {
-  fprintf(stderr, "layoutc: error: '%s' has %s%" PRId64 " bytes but the source type '%s' needs exactly %" PRId64 " bytes\n",
-          path, more ? "more than " : "", more ? size : got, type_text, size);
+  driver_error("'%s' has %s%" PRId64 " bytes but the source type '%s' needs exactly %" PRId64 " bytes", path,
+               more ? "more than " : "", more ? size : got, type_text, size);
 }
 
 /* Reads f to its end into a buffer grown as data arrives, never past size + 1
@@ -92,7 +72,7 @@ static unsigned char *read_growing(FILE *f, const char *path, int64_t size, int6
       size_t want = cap ? cap * 2 : 1 << 16;
       unsigned char *grown = realloc(buf, want < limit ? want : limit);
       if (!grown) {
-        fprintf(stderr, "layoutc: error: out of memory reading '%s'\n", path);
+        driver_error("out of memory reading '%s'", path);
         free(buf);
         return NULL;
       }
@@ -104,7 +84,7 @@ static unsigned char *read_growing(FILE *f, const char *path, int64_t size, int6
       break;
   }
   if (ferror(f)) {
-    fprintf(stderr, "layoutc: error: cannot read '%s': %s\n", path, strerror(errno));
+    driver_error("cannot read '%s': %s", path, strerror(errno));
     free(buf);
     return NULL;
   }
@@ -117,7 +97,7 @@ static unsigned char *read_growing(FILE *f, const char *path, int64_t size, int6
 static unsigned char *read_exact(const char *path, int64_t size, const char *type_text) {
   FILE *f = fopen(path, "rb");
   if (!f) {
-    fprintf(stderr, "layoutc: error: cannot open '%s': %s\n", path, strerror(errno));
+    driver_error("cannot open '%s': %s", path, strerror(errno));
     return NULL;
   }
   struct stat st;
@@ -140,13 +120,13 @@ static unsigned char *read_exact(const char *path, int64_t size, const char *typ
 static int write_all(const char *path, const void *data, int64_t size) {
   FILE *f = fopen(path, "wb");
   if (!f) {
-    fprintf(stderr, "layoutc: error: cannot create '%s': %s\n", path, strerror(errno));
+    driver_error("cannot create '%s': %s", path, strerror(errno));
     return 0;
   }
   int ok = fwrite(data, 1, (size_t)size, f) == (size_t)size;
   ok = (fclose(f) == 0) && ok;
   if (!ok)
-    fprintf(stderr, "layoutc: error: cannot write '%s'\n", path);
+    driver_error("cannot write '%s'", path);
   return ok;
 }
 
@@ -183,10 +163,9 @@ static int bench_fits(int64_t sbytes, int64_t dbytes) {
   if (pages <= 0 || page <= 0 || __builtin_mul_overflow((int64_t)pages, (int64_t)page, &phys))
     phys = INT64_MAX;
   if (__builtin_add_overflow(sbytes, dbytes, &total) || total > phys / 2) {
-    fprintf(stderr,
-            "layoutc: error: the benchmark needs %" PRId64 " + %" PRId64 " bytes (source and destination), "
-            "more than half of the physical memory (%" PRId64 " bytes)\n",
-            sbytes, dbytes, phys);
+    driver_error("the benchmark needs %" PRId64 " + %" PRId64 " bytes (source and destination), "
+                 "more than half of the physical memory (%" PRId64 " bytes)",
+                 sbytes, dbytes, phys);
     return 0;
   }
   return 1;
@@ -201,7 +180,7 @@ static int run_bench(LyRepackKernel k, LyType s, LyType t, const RepackArgs *a) 
   unsigned char *src = aligned_alloc(64, (size_t)(sbytes + 64) & ~(size_t)63);
   unsigned char *dst = aligned_alloc(64, (size_t)(dbytes + 64) & ~(size_t)63);
   if (!src || !dst) {
-    fprintf(stderr, "layoutc: error: out of memory for the benchmark buffers\n");
+    driver_error("out of memory for the benchmark buffers");
     free(src);
     free(dst);
     return EXIT_BAD_INPUT;
@@ -238,7 +217,7 @@ static int run_files(LyContext ctx, LyRepackKernel k, LyType s, LyType t, const 
   unsigned char *out = malloc((size_t)dbytes + 1);
   int rc = EXIT_BAD_INPUT;
   if (!out)
-    fprintf(stderr, "layoutc: error: out of memory\n");
+    driver_error("out of memory");
   else if ((a->interpret ? lyRepackInterpret(ctx, s, t, in, out) : lyRepackRun(k, in, out)) == LY_OK &&
            write_all(a->out, out, dbytes))
     rc = 0;
@@ -247,18 +226,21 @@ static int run_files(LyContext ctx, LyRepackKernel k, LyType s, LyType t, const 
   return rc;
 }
 
-int cmd_repack(int argc, char **argv) {
+int cmd_repack(Args *in) {
   RepackArgs a;
-  int rc = parse_repack_args(argc, argv, &a);
+  int rc = parse_repack_args(in, &a);
   if (rc)
     return rc;
   LyContext ctx = new_context();
   LyRepacker r = {NULL};
   LyRepackKernel k = {NULL};
-  LyType s = parse_type(ctx, a.types[0]), t = lyTypeIsNull(s) ? s : parse_type(ctx, a.types[1]);
+  LyType s = operand_type(ctx, in, 0), t = lyTypeIsNull(s) ? s : operand_type(ctx, in, 1);
   rc = EXIT_BAD_INPUT;
   if (lyTypeIsNull(t))
     goto done;
+  a.types[0] = operand_text(in, 0);
+  /* The kernel's refusals are about the pair; most name the destination. */
+  diag_focus(in, 1);
   if (!a.interpret) {
     r = lyRepackerCreate(ctx);
     if (lyRepackerIsNull(r) || lyRepackKernelIsNull(k = lyRepackKernelGet(r, s, t, a.threads)))
@@ -280,34 +262,21 @@ done:
   return rc;
 }
 
-int cmd_emit_llvm(int argc, char **argv) {
-  const char *types[2];
-  int ntypes = 0, repack = 0;
-  unsigned flags = 0;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--repack"))
-      repack = 1;
-    else if (!strcmp(argv[i], "--with-main"))
-      flags |= LY_EMIT_WITH_MAIN;
-    else if (!strcmp(argv[i], "-O"))
-      flags |= LY_EMIT_OPTIMIZE;
-    else if (argv[i][0] == '-' && argv[i][1]) {
-      fprintf(stderr, "layoutc: unknown emit-llvm option '%s'\n", argv[i]);
-      return usage(NULL);
-    } else if (ntypes < 2)
-      types[ntypes++] = argv[i];
-    else
-      return usage("emit-llvm takes one type (or two with --repack)");
-  }
-  if (ntypes != 1 + repack)
-    return usage(repack ? "emit-llvm --repack needs a source and a destination type" : "emit-llvm needs a type");
+int cmd_emit_llvm(Args *in) {
+  int repack = args_has(in, "--repack");
+  unsigned flags = (args_has(in, "--with-main") ? LY_EMIT_WITH_MAIN : 0) | (args_has(in, "-O") ? LY_EMIT_OPTIMIZE : 0);
+  if (in->noperands != 1 + repack)
+    return usage_error(in->cmd, repack ? "emit-llvm --repack needs a source and a destination type"
+                                       : "emit-llvm takes one type (or two with --repack)");
   LyContext ctx = new_context();
-  LyType s = parse_type(ctx, types[0]), t = s;
+  LyType s = operand_type(ctx, in, 0), t = s;
   if (repack && !lyTypeIsNull(s))
-    t = parse_type(ctx, types[1]);
+    t = operand_type(ctx, in, 1);
   char *text = NULL;
-  if (!lyTypeIsNull(t))
+  if (!lyTypeIsNull(t)) {
+    diag_focus(in, repack ? 1 : 0);
     text = repack ? lyEmitLLVMRepack(ctx, s, t, flags) : lyEmitLLVMOffset(ctx, s, flags);
+  }
   if (text)
     fputs(text, stdout);
   lyStringFree(text);

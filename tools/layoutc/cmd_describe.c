@@ -6,7 +6,7 @@
 
 #include "driver.h"
 
-static void json_string(FILE *f, const char *s) {
+void json_string(FILE *f, const char *s) {
   fputc('"', f);
   for (; *s; s++) {
     if (*s == '"' || *s == '\\')
@@ -75,25 +75,7 @@ static void print_memspace(FILE *f, LyType t, int json) {
   }
 }
 
-int cmd_describe(int argc, char **argv) {
-  int json = 0;
-  const char *text = NULL;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--json"))
-      json = 1;
-    else if (!text)
-      text = argv[i];
-    else
-      return usage("describe takes one type");
-  }
-  if (!text)
-    return usage("describe needs a type");
-  LyContext ctx = new_context();
-  LyType t = parse_type(ctx, text);
-  if (lyTypeIsNull(t)) {
-    lyContextDestroy(ctx);
-    return EXIT_BAD_INPUT;
-  }
+bool print_type_facts(FILE *f, LyType t, bool json) {
   Facts x = {.rank = lyTypeGetRank(t)};
   x.type = lyTypeToString(t);
   x.numel_s = lyTypeGetNumel(t, &x.numel);
@@ -102,11 +84,9 @@ int cmd_describe(int argc, char **argv) {
   x.inj_s = lyTypeIsInjective(t, &x.injective);
   x.strides_s = lyTypeGetStrides(t, x.strides, &x.offset);
   if (!x.type) {
-    fprintf(stderr, "layoutc: out of memory\n");
-    lyContextDestroy(ctx);
-    return EXIT_BAD_INPUT;
+    driver_error("out of memory");
+    return false;
   }
-  FILE *f = stdout;
   LyElem e = lyTypeGetElement(t);
   const char *tf[] = {"false", "true"};
   if (json) {
@@ -150,7 +130,14 @@ int cmd_describe(int argc, char **argv) {
     fprintf(f, "\nhash: 0x%016" PRIx64 "\n", lyTypeGetHash(t));
   }
   lyStringFree(x.type);
+  return true;
+}
+
+int cmd_describe(Args *a) {
+  LyContext ctx = new_context();
+  LyType t = operand_type(ctx, a, 0);
+  int rc = !lyTypeIsNull(t) && print_type_facts(stdout, t, args_has(a, "--json")) ? 0 : EXIT_BAD_INPUT;
   lyContextDestroy(ctx);
-  return 0;
+  return rc;
 }
 

@@ -3,8 +3,10 @@
  * result, like mlir-opt. With --split-input-file each `// -----` chunk is a
  * module of its own; with --verify-diagnostics the diagnostics are checked
  * against the chunk's expected-* annotations instead of printed. With
- * --dump-pbqp=FILE, assign-layouts writes the PBQP of each function and
- * its answer to FILE (docs/passes.md). */
+ * --emit=mlir the result is printed as mlir-opt prints it (docs/ir.md §5);
+ * with --dump-pbqp=FILE, assign-layouts writes the PBQP of each function
+ * and its answer to FILE (docs/passes.md). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +21,7 @@ typedef struct {
   const char *passes[MAX_PASSES];
   int npasses;
   bool split, verify, print_after_all;
-  unsigned flags; /* LyPassFlags */
+  unsigned flags;       /* LyPassFlags */
   unsigned print_flags; /* LyPrintFlags */
 } OptArgs;
 
@@ -32,67 +34,54 @@ static bool is_pass(const char *name) {
   return false;
 }
 
-/* Returns 0, or the usage exit status after reporting. */
-static int parse_args(int argc, char **argv, OptArgs *a) {
-  for (int i = 0; i < argc; i++) {
-    const char *s = argv[i];
-    if (!strcmp(s, "--split-input-file")) {
-      a->split = true;
-    } else if (!strcmp(s, "--verify-diagnostics")) {
-      a->verify = true;
-    } else if (!strcmp(s, "--print-ir-after-all")) {
-      a->print_after_all = true;
-    } else if (!strncmp(s, "--emit=", 7)) {
-      /* --emit=mlir: the form mlir-opt prints (docs/ir.md §5) */
-      if (!strcmp(s + 7, "mlir"))
-        a->print_flags = LY_PRINT_MLIR;
-      else if (strcmp(s + 7, "layoutc"))
-        return usage("opt: --emit= takes mlir or layoutc");
-    } else if (!strcmp(s, "--debug-reasons")) {
-      a->flags |= LY_PASS_EXPLAIN;
-    } else if (!strcmp(s, "--strided-views")) {
-      a->flags |= LY_PASS_STRIDED_VIEWS;
-    } else if (!strncmp(s, "--assign-layouts=", 17)) {
+/* Fills a from the parsed options, in order (passes run in the order
+ * given). Returns 0, or the usage exit status after reporting. */
+static int opt_args(const Args *in, OptArgs *a) {
+  a->path = in->noperands ? in->operand[0] : NULL;
+  a->out_path = args_value(in, "-o");
+  a->split = args_has(in, "--split-input-file");
+  a->verify = args_has(in, "--verify-diagnostics");
+  a->print_after_all = args_has(in, "--print-ir-after-all");
+  a->flags |= args_has(in, "--debug-reasons") ? LY_PASS_EXPLAIN : 0;
+  a->flags |= args_has(in, "--strided-views") ? LY_PASS_STRIDED_VIEWS : 0;
+  a->dump_path = args_value(in, "--dump-pbqp");
+  const char *emit = args_value(in, "--emit");
+  if (emit && !strcmp(emit, "mlir"))
+    a->print_flags = LY_PRINT_MLIR;
+  else if (emit && strcmp(emit, "layoutc"))
+    return usage_error(in->cmd, "--emit= takes mlir or layoutc, not '%s'", emit);
+  if (a->dump_path && !*a->dump_path)
+    return usage_error(in->cmd, "--dump-pbqp= needs a file");
+  for (int i = 0; i < in->nseen; i++) {
+    const char *name = in->seen[i].name, *mode = in->seen[i].value;
+    if (!strcmp(name, "--assign-layouts")) {
       /* The pass's baselines (docs/passes.md): same pass, other solver. */
-      const char *mode = s + 17;
-      if (!strcmp(mode, "greedy"))
+      if (mode && !strcmp(mode, "greedy"))
         a->flags |= LY_PASS_ASSIGN_GREEDY;
-      else if (!strcmp(mode, "row-major"))
+      else if (mode && !strcmp(mode, "row-major"))
         a->flags |= LY_PASS_ASSIGN_ROW_MAJOR;
-      else if (strcmp(mode, "exact"))
-        return usage("opt: --assign-layouts= takes exact, greedy or row-major");
-      if (a->npasses == MAX_PASSES)
-        return usage("opt: too many passes");
-      a->passes[a->npasses++] = "assign-layouts";
-    } else if (!strncmp(s, "--dump-pbqp=", 12)) {
-      if (!s[12])
-        return usage("opt: --dump-pbqp= needs a file");
-      a->dump_path = s + 12;
-    } else if (!strcmp(s, "-o")) {
-      if (i + 1 == argc)
-        return usage("opt: -o needs a file");
-      a->out_path = argv[++i];
-    } else if (!strncmp(s, "--", 2) && is_pass(s + 2)) {
-      if (a->npasses == MAX_PASSES)
-        return usage("opt: too many passes");
-      a->passes[a->npasses++] = s + 2;
-    } else if (s[0] == '-' && s[1]) {
-      fprintf(stderr, "layoutc: opt: unknown option '%s'\n", s);
-      return usage(NULL);
-    } else if (a->path) {
-      return usage("opt takes one file");
-    } else {
-      a->path = s;
+      else if (mode && strcmp(mode, "exact"))
+        return usage_error(in->cmd, "--assign-layouts= takes exact, greedy or row-major, not '%s'", mode);
+    } else if (!is_pass(name + 2)) {
+      continue;
     }
+    if (a->npasses == MAX_PASSES)
+      return usage_error(in->cmd, "more than %d passes", MAX_PASSES);
+    a->passes[a->npasses++] = name + 2;
   }
   if (!a->path)
-    return usage("opt needs a file ('-' for stdin)");
+    return usage_error(in->cmd, "opt needs a file ('-' for stdin)");
   bool assigns = false;
   for (int i = 0; i < a->npasses; i++)
     assigns |= !strcmp(a->passes[i], "assign-layouts");
   if (a->dump_path && !assigns)
-    return usage("opt: --dump-pbqp= needs --assign-layouts: that pass builds the PBQP");
+    return usage_error(in->cmd, "--dump-pbqp= needs --assign-layouts: that pass builds the PBQP");
   return 0;
+}
+
+static void list_passes(void) {
+  for (int i = 0; i < lyPassGetCount(); i++)
+    printf("%-20s %s\n", lyPassGetName(i), lyPassGetSummary(i));
 }
 
 /* --print-ir-after-all, in MLIR's format. */
@@ -136,22 +125,26 @@ static bool run_chunk(const OptArgs *a, LyContext ctx, const Chunk *ch, const ch
 static Chunk *chunks_of(const OptArgs *a, const char *text, size_t len, int *n) {
   Chunk *chunks = malloc((a->split ? MAX_CHUNKS : 1) * sizeof *chunks);
   if (!chunks) {
-    fprintf(stderr, "layoutc: out of memory\n");
+    driver_error("out of memory");
     return NULL;
   }
   *n = 1;
   chunks[0] = (Chunk){text, len, 1};
   if (a->split && (*n = split_input(text, len, chunks, MAX_CHUNKS)) < 0) {
-    fprintf(stderr, "layoutc: too many chunks in '%s'\n", a->path);
+    driver_error("too many chunks in '%s'", a->path);
     free(chunks);
     return NULL;
   }
   return chunks;
 }
 
-int cmd_opt(int argc, char **argv) {
+int cmd_opt(Args *in) {
+  if (args_has(in, "--list-passes")) {
+    list_passes();
+    return 0;
+  }
   OptArgs a = {0};
-  int rc = parse_args(argc, argv, &a);
+  int rc = opt_args(in, &a);
   if (rc)
     return rc;
   size_t len;
@@ -159,14 +152,12 @@ int cmd_opt(int argc, char **argv) {
   int n = 0;
   Chunk *chunks = text ? chunks_of(&a, text, len, &n) : NULL;
   FILE *out = a.out_path ? fopen(a.out_path, "w") : stdout;
-  FILE *dump = a.dump_path ? fopen(a.dump_path, "w") : NULL;
+  FILE *dump = out && a.dump_path ? fopen(a.dump_path, "w") : NULL;
   if (!chunks || !out || (a.dump_path && !dump)) {
     if (!out || (a.dump_path && !dump))
-      fprintf(stderr, "layoutc: cannot open '%s' for writing\n", !out ? a.out_path : a.dump_path);
+      driver_error("cannot open '%s' for writing: %s", !out ? a.out_path : a.dump_path, strerror(errno));
     if (out && out != stdout)
       fclose(out);
-    if (dump)
-      fclose(dump);
     free(chunks);
     free(text);
     return EXIT_BAD_INPUT;
@@ -187,11 +178,11 @@ int cmd_opt(int argc, char **argv) {
   capture_free(&cap);
   lyContextDestroy(ctx);
   if (out != stdout && fclose(out) != 0) {
-    fprintf(stderr, "layoutc: error writing '%s'\n", a.out_path);
+    driver_error("cannot write '%s'", a.out_path);
     failures++;
   }
   if (dump && fclose(dump) != 0) {
-    fprintf(stderr, "layoutc: error writing '%s'\n", a.dump_path);
+    driver_error("cannot write '%s'", a.dump_path);
     failures++;
   }
   free(chunks);

@@ -24,21 +24,9 @@ static bool chunk_is_empty(const Chunk *ch) {
   return true;
 }
 
-int cmd_parse(int argc, char **argv) {
-  const char *path = NULL;
-  bool split = false, verify = false;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--split-input-file"))
-      split = true;
-    else if (!strcmp(argv[i], "--verify-diagnostics"))
-      verify = true;
-    else if (!path)
-      path = argv[i];
-    else
-      return usage("parse takes one file");
-  }
-  if (!path)
-    return usage("parse needs a file ('-' for stdin)");
+int cmd_parse(Args *a) {
+  const char *path = a->operand[0];
+  bool split = args_has(a, "--split-input-file"), verify = args_has(a, "--verify-diagnostics");
   size_t len;
   char *text = read_file(path, &len);
   if (!text)
@@ -46,7 +34,7 @@ int cmd_parse(int argc, char **argv) {
   Chunk *chunks = malloc(MAX_CHUNKS * sizeof *chunks);
   int n = chunks ? (split ? split_input(text, len, chunks, MAX_CHUNKS) : 1) : -1;
   if (n < 0) {
-    fprintf(stderr, "layoutc: too many chunks in '%s'\n", path);
+    driver_error("too many chunks in '%s'", path);
     free(text);
     free(chunks);
     return EXIT_BAD_INPUT;
@@ -69,7 +57,7 @@ int cmd_parse(int argc, char **argv) {
       char *s = lyTypeToString(t);
       LyType back = s ? lyTypeParse(ctx, s, strlen(s), "<printed>") : (LyType){NULL};
       if (!lyTypeEqual(t, back)) {
-        fprintf(stderr, "layoutc internal error: '%s' does not parse back to the same type\n", s ? s : "");
+        fprintf(stderr, "layoutc: internal error: '%s' does not parse back to the same type\n", s ? s : "");
         abort();
       }
       printf("%s\n", s);

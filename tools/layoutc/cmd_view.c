@@ -1,12 +1,14 @@
-/* layoutc reshape | permute | slice | broadcast: print the view's type, or
- * exit 1 with the reason no view exists. */
+/* layoutc reshape | permute | slice | broadcast | squeeze | unsqueeze |
+ * with-layout | equal: print the resulting type (with --json, describe's
+ * object for it), or exit 1 with a diagnostic located in the operand the
+ * failure is about. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "driver.h"
 
-typedef enum { VIEW_RESHAPE, VIEW_PERMUTE, VIEW_SLICE, VIEW_BROADCAST } ViewKind;
+typedef enum { VIEW_RESHAPE, VIEW_PERMUTE, VIEW_SLICE, VIEW_BROADCAST, VIEW_SQUEEZE, VIEW_UNSQUEEZE } ViewKind;
 
 /* 1-based column of entry i of a comma-separated list. */
 static int entry_col(const char *text, int i) {
@@ -16,73 +18,139 @@ static int entry_col(const char *text, int i) {
   return (int)(s - text) + 1;
 }
 
-static int run_view(ViewKind kind, int argc, char **argv) {
-  static const char *const names[] = {"reshape", "permute", "slice", "broadcast"};
-  bool strided = false;
-  if (kind == VIEW_RESHAPE && argc > 0 && !strcmp(argv[argc - 1], "--strided"))
-    strided = true, argc--;
-  int want = kind == VIEW_SLICE ? 3 : 2;
-  if (argc != want) {
-    char msg[96];
-    snprintf(msg, sizeof msg, "%s takes a type and %s", names[kind],
-             kind == VIEW_SLICE ? "offsets and sizes" : kind == VIEW_PERMUTE ? "a permutation" : "dims");
-    return usage(msg);
+static int print_result(LyType v, const Args *a) {
+  if (args_has(a, "--json"))
+    return print_type_facts(stdout, v, true) ? 0 : EXIT_BAD_INPUT;
+  char *s = lyTypeToString(v);
+  if (!s) {
+    driver_error("out of memory");
+    return EXIT_BAD_INPUT;
   }
-  LyContext ctx = new_context();
-  int rc = EXIT_BAD_INPUT;
-  LyType t = parse_type(ctx, argv[0]);
-  int64_t a[LY_MAX_RANK], b[LY_MAX_RANK];
-  int na = 0, nb = 0;
-  if (lyTypeIsNull(t) || (na = parse_list("<arg 2>", argv[1], a, LY_MAX_RANK)) < 0 ||
-      (kind == VIEW_SLICE && (nb = parse_list("<arg 3>", argv[2], b, LY_MAX_RANK)) < 0))
-    goto done;
+  printf("%s\n", s);
+  lyStringFree(s);
+  return 0;
+}
+
+/* Operands 1.. are lists; a list operand cannot come from stdin. */
+static int list_operands_usage(const Args *a) {
+  for (int i = 1; i < a->noperands; i++)
+    if (!strcmp(a->operand[i], "-"))
+      return usage_error(a->cmd, "operand %d is a list, not a type: it cannot be read from stdin ('-')", i + 1);
+  return 0;
+}
+
+/* Checks a list's length against the rank; false after reporting. */
+static bool check_rank(const Args *a, int i, int n, int want) {
+  if (n == want)
+    return true;
+  arg_error(operand_name(a, i), a->operand[i], 1, "expected %d entr%s (the rank), found %d", want,
+            want == 1 ? "y" : "ies", n);
+  return false;
+}
+
+static LyType apply_view(ViewKind kind, LyContext ctx, LyType t, const Args *a, int64_t *x, int nx, int64_t *y) {
   int rank = lyTypeGetRank(t);
-  if ((kind == VIEW_PERMUTE || kind == VIEW_SLICE) && na != rank) {
-    arg_error("<arg 2>", argv[1], 1, "expected %d entries (the rank), found %d", rank, na);
-    goto done;
-  }
-  if (kind == VIEW_SLICE && nb != rank) {
-    arg_error("<arg 3>", argv[2], 1, "expected %d entries (the rank), found %d", rank, nb);
-    goto done;
-  }
-  LyType v = {NULL};
   switch (kind) {
   case VIEW_RESHAPE:
-    v = strided ? lyTypeReshapeStrided(ctx, t, na, a) : lyTypeReshape(ctx, t, na, a);
-    break;
+    return args_has(a, "--strided") ? lyTypeReshapeStrided(ctx, t, nx, x) : lyTypeReshape(ctx, t, nx, x);
   case VIEW_PERMUTE: {
     int perm[LY_MAX_RANK];
-    for (int i = 0; i < na; i++) {
-      if (a[i] >= rank) {
-        arg_error("<arg 2>", argv[1], entry_col(argv[1], i), "permutation entry %" PRId64 " is out of range 0..%d",
-                  a[i], rank - 1);
-        goto done;
+    for (int i = 0; i < nx; i++) {
+      if (x[i] >= rank) {
+        arg_error(operand_name(a, 1), a->operand[1], entry_col(a->operand[1], i),
+                  "permutation entry %" PRId64 " is out of range 0..%d", x[i], rank - 1);
+        return (LyType){NULL};
       }
-      perm[i] = (int)a[i];
+      perm[i] = (int)x[i];
     }
-    v = lyTypePermute(ctx, t, perm);
-    break;
+    return lyTypePermute(ctx, t, perm);
   }
-  case VIEW_SLICE:
-    v = lyTypeSlice(ctx, t, a, b);
-    break;
-  case VIEW_BROADCAST:
-    v = lyTypeBroadcast(ctx, t, na, a);
-    break;
+  case VIEW_SLICE: return lyTypeSlice(ctx, t, x, y);
+  case VIEW_BROADCAST: return lyTypeBroadcast(ctx, t, nx, x);
+  case VIEW_SQUEEZE:
+  case VIEW_UNSQUEEZE:
+    if (x[0] > LY_MAX_RANK) {
+      arg_error(operand_name(a, 1), a->operand[1], 1, "dim %" PRId64 " is out of range for rank %d", x[0], rank);
+      return (LyType){NULL};
+    }
+    return kind == VIEW_SQUEEZE ? lyTypeSqueeze(ctx, t, (int)x[0]) : lyTypeUnsqueeze(ctx, t, (int)x[0]);
   }
-  if (lyTypeIsNull(v))
+  return (LyType){NULL};
+}
+
+static int run_view(ViewKind kind, Args *a) {
+  int rc = list_operands_usage(a);
+  if (rc)
+    return rc;
+  LyContext ctx = new_context();
+  rc = EXIT_BAD_INPUT;
+  LyType t = operand_type(ctx, a, 0), v = {NULL};
+  int64_t x[LY_MAX_RANK], y[LY_MAX_RANK];
+  int nx = 0, ny = 0, max = kind == VIEW_SQUEEZE || kind == VIEW_UNSQUEEZE ? 1 : LY_MAX_RANK;
+  if (lyTypeIsNull(t) || (nx = parse_list(operand_name(a, 1), a->operand[1], x, max)) < 0 ||
+      (kind == VIEW_SLICE && (ny = parse_list(operand_name(a, 2), a->operand[2], y, LY_MAX_RANK)) < 0))
     goto done;
-  char *s = lyTypeToString(v);
-  if (s)
-    printf("%s\n", s);
-  lyStringFree(s);
-  rc = s ? 0 : EXIT_BAD_INPUT;
+  int rank = lyTypeGetRank(t);
+  if ((kind == VIEW_PERMUTE || kind == VIEW_SLICE) && !check_rank(a, 1, nx, rank))
+    goto done;
+  if (kind == VIEW_SLICE && !check_rank(a, 2, ny, rank))
+    goto done;
+  /* What the library cannot place: the type when its geometry is missing,
+   * else the request the layout cannot serve. */
+  diag_focus(a, lyTypeIsAny(t) || lyTypeIsDynamic(t) ? 0 : 1);
+  v = apply_view(kind, ctx, t, a, x, nx, y);
+  if (!lyTypeIsNull(v))
+    rc = print_result(v, a);
 done:
   lyContextDestroy(ctx);
   return rc;
 }
 
-int cmd_reshape(int argc, char **argv) { return run_view(VIEW_RESHAPE, argc, argv); }
-int cmd_permute(int argc, char **argv) { return run_view(VIEW_PERMUTE, argc, argv); }
-int cmd_slice(int argc, char **argv) { return run_view(VIEW_SLICE, argc, argv); }
-int cmd_broadcast(int argc, char **argv) { return run_view(VIEW_BROADCAST, argc, argv); }
+int cmd_reshape(Args *a) { return run_view(VIEW_RESHAPE, a); }
+int cmd_permute(Args *a) { return run_view(VIEW_PERMUTE, a); }
+int cmd_slice(Args *a) { return run_view(VIEW_SLICE, a); }
+int cmd_broadcast(Args *a) { return run_view(VIEW_BROADCAST, a); }
+int cmd_squeeze(Args *a) { return run_view(VIEW_SQUEEZE, a); }
+int cmd_unsqueeze(Args *a) { return run_view(VIEW_UNSQUEEZE, a); }
+
+int cmd_with_layout(Args *a) {
+  if (!strcmp(a->operand[1], "-"))
+    return usage_error(a->cmd, "the layout cannot be read from stdin ('-')");
+  LyContext ctx = new_context();
+  int rc = EXIT_BAD_INPUT;
+  LyType t = operand_type(ctx, a, 0);
+  if (!lyTypeIsNull(t)) {
+    diag_focus_layout(a, 1);
+    LyType v = lyTypeWithLayout(ctx, t, a->operand[1]);
+    if (!lyTypeIsNull(v))
+      rc = print_result(v, a);
+  }
+  lyContextDestroy(ctx);
+  return rc;
+}
+
+int cmd_equal(Args *a) {
+  LyContext ctx = new_context();
+  LyType x = operand_type(ctx, a, 0), y = lyTypeIsNull(x) ? x : operand_type(ctx, a, 1);
+  int rc = EXIT_BAD_INPUT;
+  if (!lyTypeIsNull(y)) {
+    bool eq = lyTypeEqual(x, y);
+    if (args_has(a, "--json")) {
+      char *s = lyTypeToString(x), *u = lyTypeToString(y);
+      fputs("{\"equal\": ", stdout);
+      fputs(eq ? "true" : "false", stdout);
+      fputs(", \"a\": ", stdout);
+      json_string(stdout, s ? s : "");
+      fputs(", \"b\": ", stdout);
+      json_string(stdout, u ? u : "");
+      fputs("}\n", stdout);
+      lyStringFree(s);
+      lyStringFree(u);
+    } else {
+      puts(eq ? "equal" : "not equal");
+    }
+    rc = eq ? 0 : 1;
+  }
+  lyContextDestroy(ctx);
+  return rc;
+}

@@ -102,6 +102,8 @@ void capture_handler(const LyDiagnostic *d, void *user) {
   LyDiagnostic copy = *d;
   if (copy.line > 0)
     copy.line += c->line_offset;
+  if (!copy.source_name)
+    copy.source_name = c->file_name; /* a pass's error about the whole file */
   lyDiagnosticPrintToFile(&copy, stderr);
 }
 

@@ -1,0 +1,40 @@
+"""Checks a `layoutc draw` SVG (or HTML) for content: one cell per element
+whose text is that element's offset (as `layoutc offset --all` gives it), the
+expected number of tile colors, and one strip cell per place in memory,
+padding hatched.
+
+usage: svg_check.py FILE TYPE TILES"""
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+path, type_, tiles = sys.argv[1], sys.argv[2], int(sys.argv[3])
+text = open(path).read()
+if text.startswith("<!DOCTYPE html>"):
+    text = text[len("<!DOCTYPE html>"):]
+root = ET.fromstring(text)
+ns = "{http://www.w3.org/2000/svg}"
+svg = root if root.tag == ns + "svg" else root.find(".//" + ns + "svg")
+cells = svg.findall(ns + "g")
+offsets = subprocess.run(["layoutc", "offset", type_, "--all"], capture_output=True, text=True,
+                         check=True).stdout.split()
+# Cells come in row-major order of the logical index (panels in order).
+got = [g.find(ns + "text").text for g in cells]
+if got != offsets:
+    sys.exit("cell offsets %s differ from offset --all %s" % (got[:16], offsets[:16]))
+colors = {g.find(ns + "rect").get("fill") for g in cells}
+if len(colors) != min(tiles, 12):
+    sys.exit("%d tile colors, expected %d" % (len(colors), min(tiles, 12)))
+titles = [g.find(ns + "title").text for g in cells]
+if not all(re.match(r"^\([0-9,]*\) offset [0-9]+, tile [0-9]+$", t) for t in titles):
+    sys.exit("a cell title is malformed")
+strip = [r for r in svg.findall(ns + "rect")]
+alloc = int([l for l in subprocess.run(["layoutc", "describe", type_], capture_output=True, text=True,
+                                       check=True).stdout.splitlines() if l.startswith("alloc_elements:")][0].split()[1])
+pads = sum(1 for r in strip if r.get("class") == "pad")
+if len(strip) != alloc:
+    sys.exit("%d strip cells for %d places" % (len(strip), alloc))
+if pads != alloc - len(set(offsets)):
+    sys.exit("%d padding cells, expected %d" % (pads, alloc - len(set(offsets))))
+print("ok: %d cells, %d tiles, %d places, %d padding" % (len(cells), len(colors), alloc, pads))
