@@ -239,8 +239,10 @@ int cmd_repack(Args *in) {
   if (lyTypeIsNull(t))
     goto done;
   a.types[0] = operand_text(in, 0);
-  /* The kernel's refusals are about the pair; most name the destination. */
-  diag_focus(in, 1);
+  /* The kernel's refusals are about the pair; most name the destination,
+   * unless the source is the one without a geometry (any, '?', opaque). */
+  int64_t alloc;
+  diag_focus(in, lyTypeGetAllocElements(s, &alloc) == LY_OK ? 1 : 0);
   if (!a.interpret) {
     r = lyRepackerCreate(ctx);
     if (lyRepackerIsNull(r) || lyRepackKernelIsNull(k = lyRepackKernelGet(r, s, t, a.threads)))
