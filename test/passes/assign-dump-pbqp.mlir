@@ -42,7 +42,8 @@
 // CHECK-NEXT: status proven-optimal
 // CHECK-NEXT: end
 
-// USAGE: layoutc: opt: --dump-pbqp= needs --assign-layouts: that pass builds the PBQP
+// USAGE: layoutc: error: --dump-pbqp= needs --assign-layouts: that pass builds the PBQP
+// USAGE-NEXT: layoutc: note: usage: layoutc opt FILE
 
 func.func @sharing_pays(%x: tensor<1x32x4x4xf32>) -> (tensor<1x32x4x4xf32, any>, tensor<1x32x4x4xf32, any>) {
   %0 = "layout.op"(%x) {name = "a", variants = [["nchw", "any", 4000], ["nChw16c", "any", 0]]} : (tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32, any>
