@@ -223,7 +223,7 @@ static void print_args(const Printer *pr, const LyirFunc *f, unsigned *next_id) 
     LyirValue *a = f->args[i];
     if (i)
       ly_buf_puts(pr->out, ", ");
-    if (a->name.len) {
+    if (!f->decl) { /* a declaration's arguments have no names (MLIR's form) */
       if (a->numbered)
         a->print_id = (*next_id)++;
       print_value(a, pr->out);
