@@ -114,8 +114,10 @@ static bool scan_balanced(LyiParser *p, char open, char close) {
 static int opaque_token(LyiParser *p, LYI_LTYPE *loc, LYI_STYPE *val, char open, char close, int tok) {
   const char *begin = p->tok, *line_start = p->line_start;
   int line = p->line;
-  if (!scan_balanced(p, open, close)) {
+  if (!scan_balanced(p, open, close)) { /* the error is at the opening bracket: its line, not the scan's */
     p->cur = p->tok + 1;
+    p->line = line;
+    p->line_start = line_start;
     return lex_error(p, loc, open == '(' ? "'(' opened here is never closed" : "'<' opened here is never closed");
   }
   loc->first_line = line;

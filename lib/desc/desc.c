@@ -418,9 +418,12 @@ int lyd_canonicalize(int rank, const int64_t *dims, LyDigit *g, int n, LyArena *
       g[m++] = x;
   }
   for (;;) {
+    int before = m;
     m = merge_duplicates(rank, g, m);
     n = merge_digits(rank, dims, g, m);
-    bool changed = false;
+    /* Fewer digits (a merge of pieces can rebuild a digit another one
+     * duplicates): merge again. The count only falls, so this ends. */
+    bool changed = n < before;
     /* A merge can leave E = value(sub) alone: collapse it. */
     for (int k = 0; k < n; k++)
       if (g[k].dim < 0 && collapse_single_sub(&g[k], rank)) {
