@@ -9,21 +9,23 @@
 #include "driver.h"
 #include "layoutc/ir.h"
 
-void driver_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
+static void vdriver_error(const char *fmt, va_list ap) {
   fputs("layoutc: error: ", stderr);
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
+}
+
+void driver_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vdriver_error(fmt, ap);
   va_end(ap);
 }
 
 int usage_error(const Command *c, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fputs("layoutc: error: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  vdriver_error(fmt, ap);
   va_end(ap);
   if (c)
     fprintf(stderr, "layoutc: note: usage: layoutc %s %s (see 'layoutc help %s')\n", c->name, c->synopsis, c->name);
