@@ -142,6 +142,27 @@ LAYOUTC_API LyStatus lyTypeGetOffset(LyType t, const int64_t *idx, int64_t *out)
  * bytes (elements for sub-byte types) and the base offset in elements. */
 LAYOUTC_API LyStatus lyTypeGetStrides(LyType t, int64_t *strides, int64_t *offset);
 
+/* oneDNN's blocked memory descriptor (dnnl_blocking_desc_t and the padding
+ * fields of dnnl_memory_desc_t) for a layout that has one: the offset of
+ * (i_0..) is offset0 + sum_d floor(i_d / B_d) * strides[d] + the position of
+ * the i_d mod B_d within the dense inner blocks (inner_blks[k] of dim
+ * inner_idxs[k], outermost first), B_d the product of dim d's blocks.
+ * Strides are in elements. Dims whose outer index is always 0 get the stride
+ * oneDNN's fill_blocked gives them. padded_offsets are always 0: a slice is
+ * its own descriptor here, located by offset0 (oneDNN's submemory offset).
+ * LY_ERROR_INVALID when the layout is not blocked (a tile across combined
+ * dims, a wrapped or general digit, inner blocks that are not dense). */
+typedef struct {
+  int64_t padded_dims[LY_MAX_RANK];
+  int64_t padded_offsets[LY_MAX_RANK];
+  int64_t offset0;
+  int64_t strides[LY_MAX_RANK];
+  int inner_nblks;
+  int64_t inner_blks[LY_MAX_RANK];
+  int inner_idxs[LY_MAX_RANK];
+} LyBlocking;
+LAYOUTC_API LyStatus lyTypeGetBlocking(LyType t, LyBlocking *out);
+
 /* Prints the canonical spelling. The callback may be called several times
  * with consecutive pieces. */
 typedef void (*LyStringCallback)(const char *piece, size_t len, void *user);

@@ -394,3 +394,123 @@ LyStatus lyTypeGetStrides(LyType t, int64_t *strides, int64_t *offset) {
   *offset = x->base;
   return LY_OK;
 }
+
+/* --- oneDNN blocking ----------------------------------------------------------- */
+
+/* Outer strides as oneDNN's fill_blocked assigns them for a format tag: the
+ * dense inner blocks innermost, then the outer dims from the tag's innermost
+ * letter out, each over its padded extent divided by its blocks. */
+static void blocking_of_tag(const LyTypeImpl *x, const LyTagInfo *tag, LyBlocking *b) {
+  int64_t bsize[LY_MAX_RANK], inner = 1;
+  for (int d = 0; d < x->rank; d++)
+    bsize[d] = 1;
+  for (int k = 0; k < tag->nblocks; k++) {
+    bsize[tag->block_dim[k]] *= tag->block_size[k];
+    inner *= tag->block_size[k];
+    b->inner_blks[k] = tag->block_size[k];
+    b->inner_idxs[k] = tag->block_dim[k];
+  }
+  b->inner_nblks = tag->nblocks;
+  for (int d = 0; d < x->rank; d++)
+    b->padded_dims[d] = (x->dims[d] + bsize[d] - 1) / bsize[d] * bsize[d];
+  int64_t run = inner; /* the allocation bounds every product: no overflow */
+  for (int k = x->rank - 1; k >= 0; k--) {
+    int d = tag->order[k];
+    b->strides[d] = run;
+    run *= b->padded_dims[d] / bsize[d];
+  }
+}
+
+static int by_div_desc(const void *a, const void *b) {
+  const LyDigit *x = *(const LyDigit *const *)a, *y = *(const LyDigit *const *)b;
+  return x->div < y->div ? 1 : x->div > y->div ? -1 : 0;
+}
+static int by_stride_desc(const void *a, const void *b) {
+  const LyDigit *x = *(const LyDigit *const *)a, *y = *(const LyDigit *const *)b;
+  return x->stride < y->stride ? 1 : x->stride > y->stride ? -1 : 0;
+}
+
+/* Dim d's digits as a mixed-radix chain: the outermost (largest div) is the
+ * unwrapped outer index, the rest are inner blocks. False when they are not
+ * (a wrapped outermost digit, a gap between radices, a dropped low part). */
+static bool dim_chain(const LyTypeImpl *x, int d, const LyDigit **chain, int *n) {
+  *n = 0;
+  for (int k = 0; k < x->ndigits; k++)
+    if (x->digits[k].dim == d)
+      chain[(*n)++] = &x->digits[k];
+  qsort(chain, (size_t)*n, sizeof *chain, by_div_desc);
+  if (*n == 0)
+    return true;
+  if (chain[0]->wrap || chain[*n - 1]->div != 1)
+    return false;
+  for (int k = 0; k + 1 < *n; k++)
+    if (chain[k]->div != chain[k + 1]->div * chain[k + 1]->ext || !chain[k + 1]->wrap)
+      return false;
+  return true;
+}
+
+/* The blocking read off the digits, for layouts that no format tag spells
+ * (slices of blocked layouts, permuted or padded strides). */
+static bool blocking_of_digits(const LyTypeImpl *x, LyBlocking *b) {
+  const LyDigit *inner[LY_MAX_DIGITS], *chain[LY_MAX_DIGITS];
+  bool has[LY_MAX_RANK] = {0};
+  int ninner = 0, n;
+  for (int k = 0; k < x->ndigits; k++)
+    if (x->digits[k].dim < 0 || x->digits[k].stride < 0)
+      return false;
+  for (int d = 0; d < x->rank; d++) {
+    if (!dim_chain(x, d, chain, &n))
+      return false;
+    b->padded_dims[d] = x->dims[d];
+    if (n == 0)
+      continue;
+    has[d] = true;
+    b->strides[d] = chain[0]->stride;
+    b->padded_dims[d] = chain[0]->div * chain[0]->ext;
+    for (int k = 1; k < n; k++)
+      inner[ninner++] = chain[k];
+  }
+  qsort(inner, (size_t)ninner, sizeof *inner, by_stride_desc);
+  int64_t dense = 1;
+  for (int k = ninner - 1; k >= 0; k--) {
+    if (inner[k]->stride != dense)
+      return false;
+    dense *= inner[k]->ext;
+  }
+  b->inner_nblks = ninner;
+  for (int k = 0; k < ninner; k++) {
+    b->inner_blks[k] = inner[k]->ext;
+    b->inner_idxs[k] = inner[k]->dim;
+  }
+  /* Dims without a digit: extent 1 (any stride; the contiguous one, as for
+   * strided layouts) or a broadcast (stride 0). */
+  int64_t natural = dense;
+  for (int d = x->rank - 1; d >= 0; d--) {
+    if (!has[d])
+      b->strides[d] = x->dims[d] == 1 ? natural : 0;
+    int64_t next;
+    if (b->strides[d] > 0 && ly_mul(b->strides[d], b->padded_dims[d], &next) && next > natural)
+      natural = next;
+  }
+  return true;
+}
+
+LyStatus lyTypeGetBlocking(LyType t, LyBlocking *out) {
+  const LyTypeImpl *x = lyd_type(t);
+  if (x->kind == LYD_ANY)
+    return LY_ERROR_ANY;
+  if (lyd_is_opaque(x))
+    return LY_ERROR_OPAQUE;
+  if (!lyd_is_static(x))
+    return LY_ERROR_DYNAMIC;
+  LyBlocking b;
+  memset(&b, 0, sizeof b);
+  LyTagInfo tag;
+  if (x->rank > 0 && lyd_tag_of(x, &tag))
+    blocking_of_tag(x, &tag, &b);
+  else if (!blocking_of_digits(x, &b))
+    return LY_ERROR_INVALID;
+  b.offset0 = x->base;
+  *out = b;
+  return LY_OK;
+}

@@ -1,6 +1,9 @@
 /* dnnl_oracle: oneDNN's own answer for a format tag's geometry (test oracle, not product code).
  * Usage: dnnl_oracle TAG D0,D1,...  Prints "size_bytes: N" (f32), then each element's offset in
- * elements, one per line, in row-major logical order, as measured through a real reorder. */
+ * elements, one per line, in row-major logical order, as measured through a real reorder.
+ *        dnnl_oracle --blocking TAG D0,D1,... [OFFSETS SIZES]  Prints the blocked memory
+ * descriptor oneDNN builds for the tag (or for its submemory at OFFSETS of SIZES) as one JSON
+ * object: padded_dims, padded_offsets, offset0, strides, inner_blks, inner_idxs. */
 #include <dnnl.h>
 #include <dnnl_debug.h>
 
@@ -195,7 +198,61 @@ static int cross_check(const struct oracle *o, const dnnl_memory_desc_t *md, int
   return 0;
 }
 
+static void print_dims_json(const char *key, const dnnl_dim_t *v, int n) {
+  printf("\"%s\": [", key);
+  for (int k = 0; k < n; k++)
+    printf("%s%lld", k ? ", " : "", (long long)v[k]);
+  printf("]");
+}
+
+/* --blocking: the descriptor's fields, straight from oneDNN's struct. */
+static int blocking_main(int argc, char **argv) {
+  dnnl_format_tag_t tag;
+  dnnl_dims_t dims, offsets, sizes;
+  int ndims, n2;
+  int64_t numel;
+  if (!find_tag(argv[2], &tag)) {
+    fprintf(stderr, "dnnl_oracle: unknown oneDNN format tag '%s'\n", argv[2]);
+    return 1;
+  }
+  if (!parse_dims(argv[3], dims, &ndims, &numel))
+    return 1;
+  dnnl_memory_desc_t md, sub;
+  dnnl_status_t st;
+  if ((st = dnnl_memory_desc_init_by_tag(&md, ndims, dims, dnnl_f32, tag)) != dnnl_success)
+    return die_dnnl("dnnl_memory_desc_init_by_tag", st);
+  if (argc == 6) {
+    /* offsets may be 0: parse them shifted by one */
+    if (!parse_dims(argv[5], sizes, &n2, &numel) || n2 != ndims)
+      return 1;
+    char *p = argv[4];
+    for (int d = 0; d < ndims; d++) {
+      offsets[d] = strtoll(p, &p, 10);
+      if (*p == ',')
+        p++;
+    }
+    if ((st = dnnl_memory_desc_init_submemory(&sub, &md, sizes, offsets)) != dnnl_success)
+      return die_dnnl("dnnl_memory_desc_init_submemory", st);
+    md = sub;
+  }
+  const dnnl_blocking_desc_t *b = &md.format_desc.blocking;
+  printf("{");
+  print_dims_json("padded_dims", md.padded_dims, ndims);
+  printf(", ");
+  print_dims_json("padded_offsets", md.padded_offsets, ndims);
+  printf(", \"offset0\": %lld, ", (long long)md.offset0);
+  print_dims_json("strides", b->strides, ndims);
+  printf(", ");
+  print_dims_json("inner_blks", b->inner_blks, b->inner_nblks);
+  printf(", ");
+  print_dims_json("inner_idxs", b->inner_idxs, b->inner_nblks);
+  printf("}\n");
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if ((argc == 4 || argc == 6) && !strcmp(argv[1], "--blocking"))
+    return blocking_main(argc, argv);
   if (argc != 3) {
     fprintf(stderr, "usage: dnnl_oracle TAG D0,D1,...   (TAG is a oneDNN abstract tag, e.g. aBcd16b)\n");
     return 2;

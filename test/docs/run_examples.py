@@ -9,7 +9,11 @@ with no text under it must succeed (exit 0); one whose text shows an
 error line (`name:line:col: error:` or `layoutc: error:`) must fail. Inputs the
 examples name live in examples/.
 
-usage: run_examples.py SRC_ROOT [FILE...]   (layoutc is found on PATH)"""
+usage: run_examples.py [--update] SRC_ROOT [FILE...]   (layoutc is found on PATH)
+
+--update writes the output of each failing example that exits as its text
+says it should into the document, under the command (examples whose text
+uses `...` are left for a person to edit); review the diff before keeping it."""
 import glob
 import os
 import pty
@@ -81,9 +85,34 @@ def run(cmd, cwd, env):
     return status, lines
 
 
+def update(path, fixes):
+    """Replaces the expected lines of examples in path: fixes holds
+    (line number of the command, old line count, new lines)."""
+    lines = open(path).read().split("\n")
+    for lineno, old, new in sorted(fixes, reverse=True):
+        end = lineno - 1 + cmd_lines(lines, lineno - 1)
+        lines[end:end + old] = new
+    open(path, "w").write("\n".join(lines))
+
+
+def cmd_lines(lines, i):
+    """How many lines the command starting at index i spans."""
+    cmd, n = lines[i][2:], 1
+    while True:
+        try:
+            shlex.split(cmd, comments=True)
+            return n
+        except ValueError:
+            cmd += "\n" + lines[i + n]
+            n += 1
+
+
 def main():
-    root = sys.argv[1]
-    files = sys.argv[2:] or [os.path.join(root, "README.md")] + sorted(glob.glob(os.path.join(root, "docs", "*.md")))
+    args = sys.argv[1:]
+    do_update = bool(args) and args[0] == "--update"
+    args = args[1:] if do_update else args
+    root = args[0]
+    files = args[1:] or [os.path.join(root, "README.md")] + sorted(glob.glob(os.path.join(root, "docs", "*.md")))
     env = dict(os.environ, COLUMNS="200")
     # Examples run in a scratch directory where examples/ is the bundled one:
     # what they write (out.bin, out.mlir) stays out of the source tree.
@@ -91,18 +120,26 @@ def main():
     os.symlink(os.path.join(os.path.abspath(root), "examples"), os.path.join(work, "examples"))
     failures = total = 0
     for path in files:
+        fixes = []
         for lineno, cmd, want in examples(path):
             total += 1
             status, got = run(cmd, work, env)
             error_example = any(re.match(r"^(\S.*?:\d+(:\d+)?: error:|layoutc: error:)", l) for l in want)
-            ok = (status != 0) if error_example else (status == 0)
-            ok = ok and (not want or matches(want, got))
+            status_ok = (status != 0) if error_example else (status == 0)
+            ok = status_ok and (not want or matches(want, got))
+            if not ok and do_update and status_ok and not any(l.strip() == "..." for l in want):
+                blank = 1 if want and want[-1] == "" else 0
+                fixes.append((lineno, len(want) - blank, got))
+                continue
             if not ok:
                 failures += 1
                 rel = os.path.relpath(path, root)
                 print("FAIL %s:%d: $ %s\n  exit status %d\n  expected:\n%s\n  got:\n%s" % (
                     rel, lineno, cmd, status, "\n".join("    " + l for l in want),
                     "\n".join("    " + l for l in got)))
+        if fixes:
+            update(path, fixes)
+            print("updated %d example%s in %s" % (len(fixes), "" if len(fixes) == 1 else "s", os.path.relpath(path, root)))
     print("%d examples, %d failed" % (total, failures))
     sys.exit(1 if failures else 0)
 

@@ -24,7 +24,10 @@ typedef struct {
   int rank;
   LyStatus numel_s, alloc_s, bytes_s, inj_s, strides_s;
   int64_t numel, alloc, bytes, offset, strides[LY_MAX_RANK];
+  int64_t elem_strides[LY_MAX_RANK], byte_strides[LY_MAX_RANK]; /* LY_DYNAMIC: unknown or not whole bytes */
   int injective;
+  LyStatus blocking_s;
+  LyBlocking blocking;
 } Facts;
 
 static void print_value(FILE *f, LyStatus s, int64_t v, int json) {
@@ -47,7 +50,7 @@ static void print_dims(FILE *f, LyType t, int json) {
   fputc(']', f);
 }
 
-static void print_strides(FILE *f, const Facts *x, int json) {
+static void print_strides(FILE *f, const Facts *x, const int64_t *strides, int json) {
   if (x->strides_s != LY_OK) {
     fputs(json                                ? "null"
           : x->strides_s == LY_ERROR_DYNAMIC ? "unknown (the layout depends on dynamic dims)"
@@ -60,9 +63,55 @@ static void print_strides(FILE *f, const Facts *x, int json) {
   fputc('[', f);
   for (int d = 0; d < x->rank; d++) {
     fputs(d ? ", " : "", f);
-    print_value(f, x->strides[d] == LY_DYNAMIC ? LY_ERROR_DYNAMIC : LY_OK, x->strides[d], json);
+    print_value(f, strides[d] == LY_DYNAMIC ? LY_ERROR_DYNAMIC : LY_OK, strides[d], json);
   }
   fputc(']', f);
+}
+
+static void print_list(FILE *f, const int64_t *v, int n) {
+  fputc('[', f);
+  for (int k = 0; k < n; k++)
+    fprintf(f, "%s%" PRId64, k ? ", " : "", v[k]);
+  fputc(']', f);
+}
+
+/* oneDNN's blocked memory descriptor fields (lyTypeGetBlocking). */
+static void print_blocking(FILE *f, const Facts *x, int json) {
+  const LyBlocking *b = &x->blocking;
+  if (x->blocking_s != LY_OK) {
+    fputs(json ? "null" : "none (not a oneDNN blocked layout)", f);
+    return;
+  }
+  int64_t idxs[LY_MAX_RANK];
+  for (int k = 0; k < b->inner_nblks; k++)
+    idxs[k] = b->inner_idxs[k];
+  const char *const keys[2][6] = {{"padded_dims ", ", padded_offsets ", ", offset0 ", ", strides ", ", inner_blks ",
+                                   ", inner_idxs "},
+                                  {"{\"padded_dims\": ", ", \"padded_offsets\": ", ", \"offset0\": ", ", \"strides\": ",
+                                   ", \"inner_blks\": ", ", \"inner_idxs\": "}};
+  fputs(keys[json][0], f);
+  print_list(f, b->padded_dims, x->rank);
+  fputs(keys[json][1], f);
+  print_list(f, b->padded_offsets, x->rank);
+  fprintf(f, "%s%" PRId64 "%s", keys[json][2], b->offset0, keys[json][3]);
+  print_list(f, b->strides, x->rank);
+  fputs(keys[json][4], f);
+  print_list(f, b->inner_blks, b->inner_nblks);
+  fputs(keys[json][5], f);
+  print_list(f, idxs, b->inner_nblks);
+  fputs(json ? "}" : "", f);
+}
+
+/* Strides in elements and in bytes from lyTypeGetStrides (bytes, or
+ * elements for sub-byte types); a sub-byte stride that is not a whole number
+ * of bytes has no byte stride. */
+static void split_strides(Facts *x, int bits) {
+  for (int d = 0; d < x->rank && x->strides_s == LY_OK; d++) {
+    int64_t s = x->strides[d];
+    bool dyn = s == LY_DYNAMIC;
+    x->elem_strides[d] = dyn || bits < 8 ? s : s / (bits / 8);
+    x->byte_strides[d] = dyn || bits >= 8 ? s : s * bits % 8 ? LY_DYNAMIC : s * bits / 8;
+  }
 }
 
 static void print_memspace(FILE *f, LyType t, int json) {
@@ -83,6 +132,8 @@ bool print_type_facts(FILE *f, LyType t, bool json) {
   x.bytes_s = lyTypeGetSizeBytes(t, &x.bytes);
   x.inj_s = lyTypeIsInjective(t, &x.injective);
   x.strides_s = lyTypeGetStrides(t, x.strides, &x.offset);
+  x.blocking_s = lyTypeGetBlocking(t, &x.blocking);
+  split_strides(&x, lyElemGetBits(lyTypeGetElement(t)));
   if (!x.type) {
     driver_error("out of memory");
     return false;
@@ -104,10 +155,17 @@ bool print_type_facts(FILE *f, LyType t, bool json) {
     print_value(f, x.bytes_s, x.bytes, 1);
     fprintf(f, ", \"contiguous\": %s, \"injective\": %s, \"dynamic\": %s, \"strides\": ",
             tf[lyTypeIsContiguous(t)], x.inj_s == LY_OK ? tf[x.injective] : "null", tf[lyTypeIsDynamic(t)]);
-    print_strides(f, &x, 1);
+    print_strides(f, &x, x.strides, 1);
     fputs(", \"offset\": ", f);
     print_value(f, x.strides_s == LY_OK && x.offset != LY_DYNAMIC ? LY_OK : LY_ERROR_DYNAMIC, x.offset, 1);
-    fprintf(f, ", \"hash\": \"0x%016" PRIx64 "\"}\n", lyTypeGetHash(t));
+    /* Keys added later go after "hash": existing consumers match prefixes. */
+    fprintf(f, ", \"hash\": \"0x%016" PRIx64 "\", \"strides_elements\": ", lyTypeGetHash(t));
+    print_strides(f, &x, x.elem_strides, 1);
+    fputs(", \"strides_bytes\": ", f);
+    print_strides(f, &x, x.byte_strides, 1);
+    fputs(", \"blocking\": ", f);
+    print_blocking(f, &x, 1);
+    fputs("}\n", f);
   } else {
     fprintf(f, "%s\nrank: %d\ndims: ", x.type, x.rank);
     print_dims(f, t, 0);
@@ -120,13 +178,17 @@ bool print_type_facts(FILE *f, LyType t, bool json) {
     print_value(f, x.alloc_s, x.alloc, 0);
     fputs("\nsize_bytes: ", f);
     print_value(f, x.bytes_s, x.bytes, 0);
-    fprintf(f, "\ncontiguous: %s\ninjective: %s\ndynamic: %s\nstrides: ", tf[lyTypeIsContiguous(t)],
+    fprintf(f, "\ncontiguous: %s\ninjective: %s\ndynamic: %s\nstrides_elements: ", tf[lyTypeIsContiguous(t)],
             x.inj_s == LY_OK ? tf[x.injective] : "unknown", tf[lyTypeIsDynamic(t)]);
-    print_strides(f, &x, 0);
+    print_strides(f, &x, x.elem_strides, 0);
     if (x.strides_s == LY_OK) {
+      fputs("\nstrides_bytes: ", f);
+      print_strides(f, &x, x.byte_strides, 0);
       fputs("\noffset: ", f);
       print_value(f, x.offset == LY_DYNAMIC ? LY_ERROR_DYNAMIC : LY_OK, x.offset, 0);
     }
+    fputs("\nblocking: ", f);
+    print_blocking(f, &x, 0);
     fprintf(f, "\nhash: 0x%016" PRIx64 "\n", lyTypeGetHash(t));
   }
   lyStringFree(x.type);
