@@ -22,6 +22,11 @@ typedef struct {
   LyType t;
   int rank;
   int64_t dims[4], numel, alloc;
+  /* Padded grid: the last two dims run to their oneDNN padded extents, so
+   * padding places inside a block or tile show as ghost cells. */
+  int64_t rows_padded, cols_padded;
+  bool blocked;
+  LyBlocking blocking;
   int64_t *off;  /* per element, row-major logical order */
   int *tile;     /* per element: tile number, in order of first appearance */
   int ntiles;
@@ -87,6 +92,9 @@ static bool find_tiles(Pic *p) {
   return true;
 }
 
+static int64_t panel_rows(const Pic *p);
+static int64_t panel_cols(const Pic *p);
+
 /* Fills p from t; false after reporting (the focus is operand 0). */
 static bool pic_init(Pic *p, LyType t, const Args *a) {
   memset(p, 0, sizeof *p);
@@ -128,6 +136,13 @@ static bool pic_init(Pic *p, LyType t, const Args *a) {
     int64_t *slot = &p->elem[p->off[e]];
     *slot = *slot == -1 ? e : -2;
   }
+  p->rows_padded = panel_rows(p);
+  p->cols_padded = panel_cols(p);
+  p->blocked = lyTypeGetBlocking(t, &p->blocking) == LY_OK;
+  if (p->blocked && p->rank >= 1)
+    p->cols_padded = p->blocking.padded_dims[p->rank - 1];
+  if (p->blocked && p->rank >= 2)
+    p->rows_padded = p->blocking.padded_dims[p->rank - 2];
   if (p->numel && !find_tiles(p)) {
     driver_error("out of memory");
     return false;
@@ -164,6 +179,34 @@ static int64_t element_at(const Pic *p, int64_t pr, int64_t pc, int64_t r, int64
   return linear(p, idx);
 }
 
+/* A grid place past the dims (r or c beyond its extent, inside the padded
+ * one): its offset through oneDNN's formula on the blocking, which holds
+ * over the padded index space. */
+static int64_t ghost_offset(const Pic *p, int64_t pr, int64_t pc, int64_t r, int64_t c) {
+  int64_t idx[4] = {0}, *x = idx;
+  if (p->rank == 4)
+    *x++ = pr;
+  if (p->rank >= 3)
+    *x++ = pc;
+  if (p->rank >= 2)
+    *x++ = r;
+  if (p->rank >= 1)
+    *x++ = c;
+  const LyBlocking *b = &p->blocking;
+  int64_t off = b->offset0, blk = 1;
+  for (int k = b->inner_nblks - 1; k >= 0; k--) {
+    int d = b->inner_idxs[k];
+    off += idx[d] % b->inner_blks[k] * blk;
+    idx[d] /= b->inner_blks[k];
+    blk *= b->inner_blks[k];
+  }
+  for (int d = 0; d < p->rank; d++)
+    off += idx[d] * b->strides[d];
+  return off;
+}
+
+static bool is_ghost(const Pic *p, int64_t r, int64_t c) { return r >= panel_rows(p) || c >= panel_cols(p); }
+
 static void index_text(const Pic *p, int64_t e, char *buf, size_t n) {
   int64_t idx[4];
   unlinear(p, e, idx);
@@ -175,30 +218,44 @@ static void index_text(const Pic *p, int64_t e, char *buf, size_t n) {
 
 /* --- Text ------------------------------------------------------------------- */
 
+/* The tile of a grid place; a ghost belongs to the tile of the nearest
+ * element (the padding closes the last block or tile of its row or column). */
+static int tile_at(const Pic *p, int64_t pr, int64_t pc, int64_t r, int64_t c) {
+  int64_t rr = r < panel_rows(p) ? r : panel_rows(p) - 1, cc = c < panel_cols(p) ? c : panel_cols(p) - 1;
+  return p->tile[element_at(p, pr, pc, rr, cc)];
+}
+
+static int64_t offset_at(const Pic *p, int64_t pr, int64_t pc, int64_t r, int64_t c) {
+  return is_ghost(p, r, c) ? ghost_offset(p, pr, pc, r, c) : p->off[element_at(p, pr, pc, r, c)];
+}
+
+static bool has_ghosts(const Pic *p) { return p->rows_padded > panel_rows(p) || p->cols_padded > panel_cols(p); }
+
 static void draw_txt_panel(FILE *f, const Pic *p, int64_t pr, int64_t pc, int width) {
-  int64_t rows = panel_rows(p), cols = panel_cols(p);
+  int64_t rows = p->rows_padded, cols = p->cols_padded;
+  bool mark = p->ntiles > 1 || has_ghosts(p);
   if (p->rank == 4)
     fprintf(f, "[%" PRId64 ",%" PRId64 ",:,:]\n", pr, pc);
   else if (p->rank == 3)
     fprintf(f, "[%" PRId64 ",:,:]\n", pc);
   for (int64_t r = 0; r < rows; r++) {
     for (int64_t c = 0; c < cols; c++) {
-      int64_t e = element_at(p, pr, pc, r, c);
-      bool edge = c > 0 && p->tile[e] != p->tile[element_at(p, pr, pc, r, c - 1)];
-      fprintf(f, "%s%*" PRId64, c == 0 ? "" : edge ? " |" : "  ", width, p->off[e]);
-      if (p->ntiles > 1)
-        fputc('a' + p->tile[e] % 26, f);
+      int tile = tile_at(p, pr, pc, r, c);
+      bool edge = c > 0 && tile != tile_at(p, pr, pc, r, c - 1);
+      fprintf(f, "%s%*" PRId64, c == 0 ? "" : edge ? " |" : "  ", width, offset_at(p, pr, pc, r, c));
+      if (mark)
+        fputc(is_ghost(p, r, c) ? '.' : p->ntiles > 1 ? 'a' + tile % 26 : ' ', f);
     }
     fputc('\n', f);
     if (r + 1 == rows)
       break;
     bool any = false;
     for (int64_t c = 0; c < cols; c++)
-      any = any || p->tile[element_at(p, pr, pc, r, c)] != p->tile[element_at(p, pr, pc, r + 1, c)];
+      any = any || tile_at(p, pr, pc, r, c) != tile_at(p, pr, pc, r + 1, c);
     for (int64_t c = 0; c < cols && any; c++) {
-      bool edge = p->tile[element_at(p, pr, pc, r, c)] != p->tile[element_at(p, pr, pc, r + 1, c)];
+      bool edge = tile_at(p, pr, pc, r, c) != tile_at(p, pr, pc, r + 1, c);
       fprintf(f, "%s", c ? "  " : "");
-      for (int k = 0; k < width + (p->ntiles > 1); k++)
+      for (int k = 0; k < width + mark; k++)
         fputc(edge ? '-' : ' ', f);
     }
     if (any)
@@ -212,9 +269,10 @@ static void draw_txt(FILE *f, const Pic *p) {
     width++;
   fprintf(f, "%s\n%" PRId64 " element%s in %" PRId64 " place%s, %d tile%s\n\n", p->type, p->numel,
           p->numel == 1 ? "" : "s", p->alloc, p->alloc == 1 ? "" : "s", p->ntiles, p->ntiles == 1 ? "" : "s");
-  fputs(p->ntiles > 1 ? "logical: each element's offset and its tile (a, b, ...); '|' and '-' mark tile edges\n"
-                      : "logical: each element's offset\n",
+  fputs(p->ntiles > 1 ? "logical: each element's offset and its tile (a, b, ...); '|' and '-' mark tile edges"
+                      : "logical: each element's offset",
         f);
+  fputs(has_ghosts(p) ? "; '.' a padding place of the block\n" : "\n", f);
   if (p->numel == 0)
     fputs("(no elements)\n", f);
   for (int64_t pr = 0; pr < panels_down(p) && p->numel; pr++)
@@ -258,7 +316,7 @@ static void xml_text(FILE *f, const char *s) {
 }
 
 static void svg_panel(FILE *f, const Pic *p, int64_t pr, int64_t pc, int x0, int y0) {
-  int64_t rows = panel_rows(p), cols = panel_cols(p);
+  int64_t rows = p->rows_padded, cols = p->cols_padded;
   if (p->rank >= 3) {
     fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"label\">", x0, y0 - 4);
     if (p->rank == 4)
@@ -268,10 +326,18 @@ static void svg_panel(FILE *f, const Pic *p, int64_t pr, int64_t pc, int x0, int
   }
   for (int64_t r = 0; r < rows; r++)
     for (int64_t c = 0; c < cols; c++) {
+      int x = x0 + (int)c * CELL_W, y = y0 + (int)r * CELL_H;
+      if (is_ghost(p, r, c)) {
+        fprintf(f,
+                "<g class=\"cell ghost\"><title>padding, offset %" PRId64 "</title><rect class=\"pad\" x=\"%d\" "
+                "y=\"%d\" width=\"%d\" height=\"%d\"/><text x=\"%d\" y=\"%d\">%" PRId64 "</text></g>\n",
+                offset_at(p, pr, pc, r, c), x, y, CELL_W, CELL_H, x + CELL_W / 2, y + CELL_H / 2 + 4,
+                offset_at(p, pr, pc, r, c));
+        continue;
+      }
       int64_t e = element_at(p, pr, pc, r, c);
       char idx[64];
       index_text(p, e, idx, sizeof idx);
-      int x = x0 + (int)c * CELL_W, y = y0 + (int)r * CELL_H;
       fprintf(f,
               "<g class=\"cell\"><title>(%s) offset %" PRId64 ", tile %d</title><rect x=\"%d\" y=\"%d\" width=\"%d\" "
               "height=\"%d\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%" PRId64 "</text></g>\n",
@@ -287,7 +353,7 @@ static void position_color(const Pic *p, int64_t e, char *buf, size_t n) {
 }
 
 static int draw_svg_body(FILE *f, const Pic *p) {
-  int64_t rows = panel_rows(p), cols = panel_cols(p), down = panels_down(p), across = panels_across(p);
+  int64_t rows = p->rows_padded, cols = p->cols_padded, down = panels_down(p), across = panels_across(p);
   int pw = (int)cols * CELL_W, ph = (int)rows * CELL_H;
   int grid_w = (int)across * (pw + GAP), grid_h = (int)down * (ph + GAP + 12);
   int strip_cols = p->alloc < STRIP_W ? (int)p->alloc : STRIP_W, strip_rows = (int)((p->alloc + STRIP_W - 1) / STRIP_W);
@@ -299,7 +365,7 @@ static int draw_svg_body(FILE *f, const Pic *p) {
           "font-family=\"monospace\" font-size=\"11\">\n",
           width, height, width, height);
   fputs("<style>.cell text{text-anchor:middle} rect{stroke:#333;stroke-width:0.5} "
-        ".pad{fill:url(#hatch)} .label{font-size:12px}</style>\n"
+        ".pad{fill:url(#hatch)} .ghost text{fill:#777} .label{font-size:12px}</style>\n"
         "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
         "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#eee\" stroke=\"none\"/>"
         "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#999\" stroke-width=\"2\"/></pattern></defs>\n",

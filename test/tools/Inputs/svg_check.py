@@ -1,7 +1,8 @@
 """Checks a `layoutc draw` SVG (or HTML) for content: one cell per element
 whose text is that element's offset (as `layoutc offset --all` gives it), the
-expected number of tile colors, and one strip cell per place in memory,
-padding hatched.
+expected number of tile colors, one strip cell per place in memory, padding
+hatched, and ghost cells (padding places inside a block of the grid's dims)
+that each name a distinct padding place of the allocation.
 
 usage: svg_check.py FILE TYPE TILES"""
 import re
@@ -16,7 +17,9 @@ if text.startswith("<!DOCTYPE html>"):
 root = ET.fromstring(text)
 ns = "{http://www.w3.org/2000/svg}"
 svg = root if root.tag == ns + "svg" else root.find(".//" + ns + "svg")
-cells = svg.findall(ns + "g")
+groups = svg.findall(ns + "g")
+cells = [g for g in groups if "ghost" not in g.get("class").split()]
+ghosts = [g for g in groups if "ghost" in g.get("class").split()]
 offsets = subprocess.run(["layoutc", "offset", type_, "--all"], capture_output=True, text=True,
                          check=True).stdout.split()
 # Cells come in row-major order of the logical index (panels in order).
@@ -29,7 +32,7 @@ if len(colors) != min(tiles, 12):
 titles = [g.find(ns + "title").text for g in cells]
 if not all(re.match(r"^\([0-9,]*\) offset [0-9]+, tile [0-9]+$", t) for t in titles):
     sys.exit("a cell title is malformed")
-strip = [r for r in svg.findall(ns + "rect")]
+strip = [r for r in svg.findall(ns + "rect")]  # direct children: the memory strip
 alloc = int([l for l in subprocess.run(["layoutc", "describe", type_], capture_output=True, text=True,
                                        check=True).stdout.splitlines() if l.startswith("alloc_elements:")][0].split()[1])
 pads = sum(1 for r in strip if r.get("class") == "pad")
@@ -37,4 +40,9 @@ if len(strip) != alloc:
     sys.exit("%d strip cells for %d places" % (len(strip), alloc))
 if pads != alloc - len(set(offsets)):
     sys.exit("%d padding cells, expected %d" % (pads, alloc - len(set(offsets))))
-print("ok: %d cells, %d tiles, %d places, %d padding" % (len(cells), len(colors), alloc, pads))
+ghost_offsets = [int(g.find(ns + "text").text) for g in ghosts]
+if len(set(ghost_offsets)) != len(ghost_offsets) or any(
+        o < 0 or o >= alloc or str(o) in offsets for o in ghost_offsets):
+    sys.exit("ghost cells %s are not distinct padding places" % ghost_offsets)
+print("ok: %d cells, %d tiles, %d places, %d padding, %d ghosts" % (len(cells), len(colors), alloc, pads,
+                                                                   len(ghosts)))
