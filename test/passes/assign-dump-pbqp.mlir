@@ -1,6 +1,11 @@
 // RUN: layoutc opt %s --assign-layouts --dump-pbqp=%t > /dev/null
 // RUN: FileCheck %s < %t
 // RUN: not layoutc opt %s --dump-pbqp=%t 2>&1 | FileCheck --check-prefix=USAGE %s
+// '-' is standard output (as for -o), before the function the pass returns:
+// RUN: layoutc opt %s --assign-layouts --dump-pbqp=- | FileCheck --check-prefix=STDOUT %s
+// RUN: rm -rf %t.dir && mkdir %t.dir && cd %t.dir && layoutc opt %s --assign-layouts --dump-pbqp=- -o - > /dev/null && not ls %t.dir/-
+// STDOUT: pbqp @sharing_pays nodes 6 edges 5
+// STDOUT: func.func @sharing_pays(
 // --dump-pbqp writes the PBQP assign-layouts builds and the answer it chose
 // (docs/passes.md, "Dumping the PBQP"): here the shared copy of %x into the
 // blocked layout is one two-choice node, which each blocked variant requires

@@ -432,21 +432,15 @@ int cmd_draw(Args *a) {
     lyContextDestroy(ctx);
     return rc;
   }
-  FILE *f = out_path ? fopen(out_path, "w") : stdout;
-  if (!f) {
-    driver_error("cannot open '%s' for writing: %s", out_path, strerror(errno));
-  } else {
+  FILE *f = open_output(out_path);
+  if (f) {
     if (fmt == FMT_TXT)
       draw_txt(f, &p);
     else if (fmt == FMT_HTML)
       draw_html(f, &p);
     else
       draw_svg_body(f, &p);
-    rc = 0;
-    if (f != stdout && fclose(f) != 0) {
-      driver_error("cannot write '%s'", out_path);
-      rc = EXIT_BAD_INPUT;
-    }
+    rc = close_output(f, out_path) ? 0 : EXIT_BAD_INPUT;
   }
   pic_free(&p);
   lyContextDestroy(ctx);

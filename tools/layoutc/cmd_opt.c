@@ -151,13 +151,11 @@ int cmd_opt(Args *in) {
   char *text = read_file(a.path, &len);
   int n = 0;
   Chunk *chunks = text ? chunks_of(&a, text, len, &n) : NULL;
-  FILE *out = a.out_path ? fopen(a.out_path, "w") : stdout;
-  FILE *dump = out && a.dump_path ? fopen(a.dump_path, "w") : NULL;
+  FILE *out = chunks ? open_output(a.out_path) : NULL;
+  FILE *dump = out && a.dump_path ? open_output(a.dump_path) : NULL;
   if (!chunks || !out || (a.dump_path && !dump)) {
-    if (!out || (a.dump_path && !dump))
-      driver_error("cannot open '%s' for writing: %s", !out ? a.out_path : a.dump_path, strerror(errno));
-    if (out && out != stdout)
-      fclose(out);
+    if (out)
+      close_output(out, a.out_path);
     free(chunks);
     free(text);
     return EXIT_BAD_INPUT;
@@ -177,14 +175,10 @@ int cmd_opt(Args *in) {
   }
   capture_free(&cap);
   lyContextDestroy(ctx);
-  if (out != stdout && fclose(out) != 0) {
-    driver_error("cannot write '%s'", a.out_path);
+  if (dump && dump != out && !close_output(dump, a.dump_path))
     failures++;
-  }
-  if (dump && fclose(dump) != 0) {
-    driver_error("cannot write '%s'", a.dump_path);
+  if (!close_output(out, a.out_path))
     failures++;
-  }
   free(chunks);
   free(text);
   return failures ? EXIT_BAD_INPUT : 0;

@@ -118,6 +118,12 @@ typedef struct {
 
 /* Reads a whole file ("-" is stdin) into a malloc'd buffer. */
 char *read_file(const char *path, size_t *len);
+/* Opens an output file for writing; "-" (or no path) is stdout. NULL after
+ * reporting why it cannot be opened. */
+FILE *open_output(const char *path);
+/* Closes what open_output returned (stdout is only flushed); false after
+ * reporting a write error. */
+bool close_output(FILE *f, const char *path);
 /* Splits at `// -----` lines; returns the chunk count or -1 if more than max. */
 int split_input(const char *text, size_t len, Chunk *out, int max);
 

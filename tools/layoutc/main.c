@@ -33,8 +33,8 @@ static const OptSpec opt_opts[] = {
     {"--list-passes", OPT_FLAG, "print the passes, one per line, and exit"},
     {"--assign-layouts", OPT_OPTIONAL_VALUE, "run assign-layouts (=exact, the default; =greedy; =row-major)"},
     {"--emit", OPT_VALUE, "mlir: print as mlir-opt does (#layout.* attributes); layoutc: the default"},
-    {"--dump-pbqp", OPT_VALUE, "with --assign-layouts: write each function's PBQP and its answer to a file"},
-    {"-o", OPT_VALUE, "write the output to a file"},
+    {"--dump-pbqp", OPT_VALUE, "with --assign-layouts: write each function's PBQP and its answer to a file ('-': stdout)"},
+    {"-o", OPT_VALUE, "write the output to a file ('-': stdout)"},
     {NULL}};
 static const OptSpec repack_opts[] = {
     {"-i", OPT_VALUE, "the input file (SRC's allocation, raw little-endian bytes)"},

@@ -20,6 +20,22 @@ static char *read_error(FILE *f, char *buf, const char *path, const char *why) {
   return NULL;
 }
 
+FILE *open_output(const char *path) {
+  if (!path || !strcmp(path, "-"))
+    return stdout;
+  FILE *f = fopen(path, "w");
+  if (!f)
+    driver_error("cannot open '%s' for writing: %s", path, strerror(errno));
+  return f;
+}
+
+bool close_output(FILE *f, const char *path) {
+  bool ok = f == stdout ? fflush(f) == 0 && !ferror(f) : fclose(f) == 0;
+  if (!ok)
+    driver_error("cannot write '%s'", path && strcmp(path, "-") ? path : "<stdout>");
+  return ok;
+}
+
 char *read_file(const char *path, size_t *len) {
   FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
   if (!f) {
