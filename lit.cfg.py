@@ -35,6 +35,12 @@ config.substitutions.append(("%testlib", os.path.join(config.layoutc_src_root, "
 config.substitutions.append(("%S_src", config.test_source_root))
 
 # MLIR interop tests (test/mlir) need the real mlir-opt (mlir-19-tools).
+# Headless Chromium renders `layoutc draw`'s SVGs in test/tools/draw-browser.test.
+chromium = shutil.which("chromium")
+if chromium:
+    config.available_features.add("chromium")
+    config.substitutions.append(("%chromium", chromium + " --headless --no-sandbox --disable-gpu "
+                                 "--hide-scrollbars --no-first-run --disable-dev-shm-usage"))
 if shutil.which("mlir-opt-19", path=path):
     config.available_features.add("mlir-opt")
 if os.path.exists(os.path.join(bindir, "dnnl_oracle")):

@@ -25,6 +25,9 @@ typedef struct {
   /* Padded grid: the last two dims run to their oneDNN padded extents, so
    * padding places inside a block or tile show as ghost cells. */
   int64_t rows_padded, cols_padded;
+  /* The grid's dims (row, column) and the panels' (down, across); -1 for
+   * none. Dims of extent 1 outside them are fixed at 0. */
+  int grid_r, grid_c, pan_down, pan_across;
   bool blocked;
   LyBlocking blocking;
   int64_t *off;  /* per element, row-major logical order */
@@ -95,6 +98,34 @@ static bool find_tiles(Pic *p) {
 static int64_t panel_rows(const Pic *p);
 static int64_t panel_cols(const Pic *p);
 
+/* The grid shows the two innermost dims of extent > 1 (so "nChw16c" on
+ * 2x20x1x2 draws C against W, where its blocks are), filled up from the
+ * innermost remaining dims; the other dims of extent > 1 (at most two, as
+ * rank <= 4) index the panels. */
+static void choose_dims(Pic *p) {
+  int pick[2], npick = 0;
+  bool used[4] = {0};
+  for (int pass = 0; pass < 2; pass++)
+    for (int d = p->rank - 1; d >= 0 && npick < 2; d--)
+      if (!used[d] && (pass == 1 || p->dims[d] > 1)) {
+        used[d] = true;
+        pick[npick++] = d;
+      }
+  p->grid_c = npick > 0 ? (npick == 2 && pick[1] > pick[0] ? pick[1] : pick[0]) : -1;
+  p->grid_r = npick == 2 ? (pick[1] > pick[0] ? pick[0] : pick[1]) : -1;
+  p->pan_down = p->pan_across = -1;
+  for (int d = p->rank - 1; d >= 0; d--)
+    if (!used[d] && p->dims[d] > 1) {
+      p->pan_down = p->pan_across;
+      p->pan_across = d;
+    }
+  if (p->pan_down >= 0 && p->pan_down > p->pan_across) {
+    int x = p->pan_down;
+    p->pan_down = p->pan_across;
+    p->pan_across = x;
+  }
+}
+
 /* Fills p from t; false after reporting (the focus is operand 0). */
 static bool pic_init(Pic *p, LyType t, const Args *a) {
   memset(p, 0, sizeof *p);
@@ -136,13 +167,14 @@ static bool pic_init(Pic *p, LyType t, const Args *a) {
     int64_t *slot = &p->elem[p->off[e]];
     *slot = *slot == -1 ? e : -2;
   }
+  choose_dims(p);
   p->rows_padded = panel_rows(p);
   p->cols_padded = panel_cols(p);
   p->blocked = lyTypeGetBlocking(t, &p->blocking) == LY_OK;
-  if (p->blocked && p->rank >= 1)
-    p->cols_padded = p->blocking.padded_dims[p->rank - 1];
-  if (p->blocked && p->rank >= 2)
-    p->rows_padded = p->blocking.padded_dims[p->rank - 2];
+  if (p->blocked && p->grid_c >= 0)
+    p->cols_padded = p->blocking.padded_dims[p->grid_c];
+  if (p->blocked && p->grid_r >= 0)
+    p->rows_padded = p->blocking.padded_dims[p->grid_r];
   if (p->numel && !find_tiles(p)) {
     driver_error("out of memory");
     return false;
@@ -161,37 +193,54 @@ static void pic_free(Pic *p) {
 
 /* A panel fixes the leading dims (rank 3: one, rank 4: two); its grid is
  * the last two dims (rank 1: one row; rank 0: one cell). */
-static int64_t panel_rows(const Pic *p) { return p->rank >= 2 ? p->dims[p->rank - 2] : 1; }
-static int64_t panel_cols(const Pic *p) { return p->rank >= 1 ? p->dims[p->rank - 1] : 1; }
-static int64_t panels_down(const Pic *p) { return p->rank == 4 ? p->dims[0] : 1; }
-static int64_t panels_across(const Pic *p) { return p->rank == 4 ? p->dims[1] : p->rank == 3 ? p->dims[0] : 1; }
+static int64_t panel_rows(const Pic *p) { return p->grid_r >= 0 ? p->dims[p->grid_r] : 1; }
+static int64_t panel_cols(const Pic *p) { return p->grid_c >= 0 ? p->dims[p->grid_c] : 1; }
+static int64_t panels_down(const Pic *p) { return p->pan_down >= 0 ? p->dims[p->pan_down] : 1; }
+static int64_t panels_across(const Pic *p) { return p->pan_across >= 0 ? p->dims[p->pan_across] : 1; }
+
+/* The logical index of grid place (r, c) in panel (pr, pc). */
+static void index_of(const Pic *p, int64_t pr, int64_t pc, int64_t r, int64_t c, int64_t *idx) {
+  for (int d = 0; d < p->rank; d++)
+    idx[d] = 0;
+  if (p->pan_down >= 0)
+    idx[p->pan_down] = pr;
+  if (p->pan_across >= 0)
+    idx[p->pan_across] = pc;
+  if (p->grid_r >= 0)
+    idx[p->grid_r] = r;
+  if (p->grid_c >= 0)
+    idx[p->grid_c] = c;
+}
 
 static int64_t element_at(const Pic *p, int64_t pr, int64_t pc, int64_t r, int64_t c) {
-  int64_t idx[4] = {0}, *x = idx;
-  if (p->rank == 4)
-    *x++ = pr;
-  if (p->rank >= 3)
-    *x++ = pc;
-  if (p->rank >= 2)
-    *x++ = r;
-  if (p->rank >= 1)
-    *x++ = c;
+  int64_t idx[4];
+  index_of(p, pr, pc, r, c, idx);
   return linear(p, idx);
 }
+
+/* A panel's name, e.g. [1,:,0,:] (':' the grid's dims). */
+static void panel_label(const Pic *p, int64_t pr, int64_t pc, char *buf, size_t n) {
+  int64_t idx[4];
+  index_of(p, pr, pc, 0, 0, idx);
+  size_t k = (size_t)snprintf(buf, n, "[");
+  for (int d = 0; d < p->rank && k < n; d++) {
+    if (d == p->grid_r || d == p->grid_c)
+      k += (size_t)snprintf(buf + k, n - k, "%s:", d ? "," : "");
+    else
+      k += (size_t)snprintf(buf + k, n - k, "%s%" PRId64, d ? "," : "", idx[d]);
+  }
+  if (k < n)
+    snprintf(buf + k, n - k, "]");
+}
+
+static bool has_panels(const Pic *p) { return p->rank >= 3; }
 
 /* A grid place past the dims (r or c beyond its extent, inside the padded
  * one): its offset through oneDNN's formula on the blocking, which holds
  * over the padded index space. */
 static int64_t ghost_offset(const Pic *p, int64_t pr, int64_t pc, int64_t r, int64_t c) {
-  int64_t idx[4] = {0}, *x = idx;
-  if (p->rank == 4)
-    *x++ = pr;
-  if (p->rank >= 3)
-    *x++ = pc;
-  if (p->rank >= 2)
-    *x++ = r;
-  if (p->rank >= 1)
-    *x++ = c;
+  int64_t idx[4];
+  index_of(p, pr, pc, r, c, idx);
   const LyBlocking *b = &p->blocking;
   int64_t off = b->offset0, blk = 1;
   for (int k = b->inner_nblks - 1; k >= 0; k--) {
@@ -234,10 +283,11 @@ static bool has_ghosts(const Pic *p) { return p->rows_padded > panel_rows(p) || 
 static void draw_txt_panel(FILE *f, const Pic *p, int64_t pr, int64_t pc, int width) {
   int64_t rows = p->rows_padded, cols = p->cols_padded;
   bool mark = p->ntiles > 1 || has_ghosts(p);
-  if (p->rank == 4)
-    fprintf(f, "[%" PRId64 ",%" PRId64 ",:,:]\n", pr, pc);
-  else if (p->rank == 3)
-    fprintf(f, "[%" PRId64 ",:,:]\n", pc);
+  if (has_panels(p)) {
+    char label[96];
+    panel_label(p, pr, pc, label, sizeof label);
+    fprintf(f, "%s\n", label);
+  }
   for (int64_t r = 0; r < rows; r++) {
     for (int64_t c = 0; c < cols; c++) {
       int tile = tile_at(p, pr, pc, r, c);
@@ -300,8 +350,12 @@ static void draw_txt(FILE *f, const Pic *p) {
 #define STRIP_W 32
 #define STRIP_CELL 18
 
-static const char *const palette[] = {"#8ecae6", "#ffb703", "#90be6d", "#f28482", "#b8b8ff", "#f6bd60",
-                                      "#84a59d", "#e5989b", "#a8dadc", "#ffd6a5", "#cdb4db", "#bde0fe"};
+/* 20 colors, neighbours in the list far apart in hue, so that the tiles of
+ * a Morton order or a 4x4 tiling (16) never share one. */
+static const char *const palette[] = {"#8ecae6", "#ffb703", "#90be6d", "#f28482", "#b8b8ff", "#f6bd60", "#84a59d",
+                                      "#e5989b", "#a8dadc", "#ffd6a5", "#cdb4db", "#bde0fe", "#c9e4a4", "#ff9f1c",
+                                      "#9bf6ff", "#d4a373", "#e9c46a", "#f4acb7", "#a0c4ff", "#caffbf"};
+#define PALETTE_N ((int)(sizeof palette / sizeof *palette))
 
 static void xml_text(FILE *f, const char *s) {
   for (; *s; s++) {
@@ -317,12 +371,10 @@ static void xml_text(FILE *f, const char *s) {
 
 static void svg_panel(FILE *f, const Pic *p, int64_t pr, int64_t pc, int x0, int y0) {
   int64_t rows = p->rows_padded, cols = p->cols_padded;
-  if (p->rank >= 3) {
-    fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"label\">", x0, y0 - 4);
-    if (p->rank == 4)
-      fprintf(f, "[%" PRId64 ",%" PRId64 ",:,:]</text>\n", pr, pc);
-    else
-      fprintf(f, "[%" PRId64 ",:,:]</text>\n", pc);
+  if (has_panels(p)) {
+    char label[96];
+    panel_label(p, pr, pc, label, sizeof label);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"label\">%s</text>\n", x0, y0 - 4, label);
   }
   for (int64_t r = 0; r < rows; r++)
     for (int64_t c = 0; c < cols; c++) {
@@ -341,7 +393,7 @@ static void svg_panel(FILE *f, const Pic *p, int64_t pr, int64_t pc, int x0, int
       fprintf(f,
               "<g class=\"cell\"><title>(%s) offset %" PRId64 ", tile %d</title><rect x=\"%d\" y=\"%d\" width=\"%d\" "
               "height=\"%d\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%" PRId64 "</text></g>\n",
-              idx, p->off[e], p->tile[e], x, y, CELL_W, CELL_H, palette[p->tile[e] % 12], x + CELL_W / 2,
+              idx, p->off[e], p->tile[e], x, y, CELL_W, CELL_H, palette[p->tile[e] % PALETTE_N], x + CELL_W / 2,
               y + CELL_H / 2 + 4, p->off[e]);
     }
 }
@@ -358,30 +410,35 @@ static int draw_svg_body(FILE *f, const Pic *p) {
   int grid_w = (int)across * (pw + GAP), grid_h = (int)down * (ph + GAP + 12);
   int strip_cols = p->alloc < STRIP_W ? (int)p->alloc : STRIP_W, strip_rows = (int)((p->alloc + STRIP_W - 1) / STRIP_W);
   int width = 40 + (grid_w > strip_cols * STRIP_CELL + 40 ? grid_w : strip_cols * STRIP_CELL + 40);
-  width = width < 360 ? 360 : width;
+  char logical[160], memory[160];
+  snprintf(logical, sizeof logical, "logical: offset of each element, colored by tile (%d tile%s)%s", p->ntiles,
+           p->ntiles == 1 ? "" : "s", has_ghosts(p) ? "; hatched: padding places of the blocks" : "");
+  snprintf(memory, sizeof memory, "memory: offsets 0..%" PRId64 " in order, colored by logical position%s",
+           p->alloc > 0 ? p->alloc - 1 : 0, p->alloc > p->numel ? " (hatched: padding)" : "");
+  /* Room for the longest label (12 px monospace: 7.5 px a character). */
+  size_t longest = strlen(p->type);
+  longest = strlen(logical) > longest ? strlen(logical) : longest;
+  longest = strlen(memory) > longest ? strlen(memory) : longest;
+  int label = 40 + (int)(longest * 15 / 2);
+  width = width < label ? label : width;
   int strip_y = 60 + grid_h + 40, height = strip_y + strip_rows * STRIP_CELL + 20;
   fprintf(f,
           "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
           "font-family=\"monospace\" font-size=\"11\">\n",
           width, height, width, height);
   fputs("<style>.cell text{text-anchor:middle} rect{stroke:#333;stroke-width:0.5} "
-        ".pad{fill:url(#hatch)} .ghost text{fill:#777} .label{font-size:12px}</style>\n"
+        ".pad{fill:url(#hatch)} .ghost text{fill:#555} .label{font-size:12px}</style>\n"
         "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
         "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#eee\" stroke=\"none\"/>"
-        "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#999\" stroke-width=\"2\"/></pattern></defs>\n",
+        "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#ccc\" stroke-width=\"1.5\"/></pattern></defs>\n",
           f);
   fputs("<text x=\"20\" y=\"20\" class=\"label\">", f);
   xml_text(f, p->type);
-  fprintf(f, "</text>\n<text x=\"20\" y=\"38\" class=\"label\">logical: offset of each element, colored by tile "
-             "(%d tile%s)</text>\n",
-          p->ntiles, p->ntiles == 1 ? "" : "s");
+  fprintf(f, "</text>\n<text x=\"20\" y=\"38\" class=\"label\">%s</text>\n", logical);
   for (int64_t pr = 0; pr < down && p->numel; pr++)
     for (int64_t pc = 0; pc < across; pc++)
       svg_panel(f, p, pr, pc, 20 + (int)pc * (pw + GAP), 60 + (int)pr * (ph + GAP + 12));
-  fprintf(f,
-          "<text x=\"20\" y=\"%d\" class=\"label\">memory: offsets 0..%" PRId64 " in order, colored by logical "
-          "position (hatched: padding)</text>\n",
-          strip_y - 8, p->alloc > 0 ? p->alloc - 1 : 0);
+  fprintf(f, "<text x=\"20\" y=\"%d\" class=\"label\">%s</text>\n", strip_y - 8, memory);
   for (int64_t o = 0; o < p->alloc; o++) {
     int x = 20 + (int)(o % STRIP_W) * STRIP_CELL, y = strip_y + (int)(o / STRIP_W) * STRIP_CELL;
     char idx[64], color[48];

@@ -22,16 +22,26 @@ cells = [g for g in groups if "ghost" not in g.get("class").split()]
 ghosts = [g for g in groups if "ghost" in g.get("class").split()]
 offsets = subprocess.run(["layoutc", "offset", type_, "--all"], capture_output=True, text=True,
                          check=True).stdout.split()
-# Cells come in row-major order of the logical index (panels in order).
-got = [g.find(ns + "text").text for g in cells]
-if got != offsets:
-    sys.exit("cell offsets %s differ from offset --all %s" % (got[:16], offsets[:16]))
-colors = {g.find(ns + "rect").get("fill") for g in cells}
-if len(colors) != min(tiles, 12):
-    sys.exit("%d tile colors, expected %d" % (len(colors), min(tiles, 12)))
+# Each cell's title names its element: (i,j,...) offset N, tile T.
 titles = [g.find(ns + "title").text for g in cells]
 if not all(re.match(r"^\([0-9,]*\) offset [0-9]+, tile [0-9]+$", t) for t in titles):
     sys.exit("a cell title is malformed")
+dims = [int(d) for d in re.match(r"tensor<((?:[0-9]+x)*)", type_).group(1).split("x")[:-1]]
+seen = {}
+for g, t in zip(cells, titles):
+    idx = [int(i) for i in t[1:t.index(")")].split(",") if i]
+    lin = 0
+    for i, d in zip(idx, dims):
+        lin = lin * d + i
+    text = g.find(ns + "text").text
+    if text != offsets[lin] or ("offset %s," % text) not in t:
+        sys.exit("cell %s shows offset %s, offset --all says %s" % (idx, text, offsets[lin]))
+    seen[lin] = seen.get(lin, 0) + 1
+if sorted(seen) != list(range(len(offsets))) or any(v != 1 for v in seen.values()):
+    sys.exit("the cells do not show every element exactly once")
+colors = {g.find(ns + "rect").get("fill") for g in cells}
+if len(colors) != min(tiles, 20):
+    sys.exit("%d tile colors, expected %d" % (len(colors), min(tiles, 20)))
 strip = [r for r in svg.findall(ns + "rect")]  # direct children: the memory strip
 alloc = int([l for l in subprocess.run(["layoutc", "describe", type_], capture_output=True, text=True,
                                        check=True).stdout.splitlines() if l.startswith("alloc_elements:")][0].split()[1])
