@@ -218,23 +218,6 @@ static void print_op(const Printer *pr, LyirOp *op, unsigned *next_id) {
   print_op_tail(pr, op, print_value);
 }
 
-static void print_args(const Printer *pr, const LyirFunc *f, unsigned *next_id) {
-  for (int i = 0; i < f->nargs; i++) {
-    LyirValue *a = f->args[i];
-    if (i)
-      ly_buf_puts(pr->out, ", ");
-    if (!f->decl) { /* a declaration's arguments have no names (MLIR's form) */
-      if (a->numbered)
-        a->print_id = (*next_id)++;
-      print_value(a, pr->out);
-      ly_buf_puts(pr->out, ": ");
-    }
-    print_type(pr, a->type);
-    if (f->arg_attrs)
-      print_dict(pr, f->arg_attrs[i].attrs, f->arg_attrs[i].n);
-  }
-}
-
 static void print_func_head(const Printer *pr, const LyirFunc *f) {
   ly_buf_puts(pr->out, "func.func ");
   if (f->visibility.len)
@@ -247,24 +230,6 @@ static void print_func_attrs(const Printer *pr, const LyirFunc *f) {
     ly_buf_puts(pr->out, " attributes");
     print_dict(pr, f->attrs.attrs, f->attrs.n);
   }
-}
-
-static void print_func(const Printer *pr, LyirFunc *f) {
-  unsigned next_id = 0;
-  LyBuf *out = pr->out;
-  print_func_head(pr, f);
-  print_args(pr, f, &next_id);
-  ly_buf_puts(out, ")");
-  print_func_results(pr, f);
-  print_func_attrs(pr, f);
-  if (f->decl) {
-    ly_buf_puts(out, "\n");
-    return;
-  }
-  ly_buf_puts(out, " {\n");
-  for (LyirOp *op = f->first; op; op = op->next)
-    print_op(pr, op, &next_id);
-  ly_buf_puts(out, "}\n");
 }
 
 static bool is_loc_alias(const LyirAlias *a) { return a->text.len >= 4 && !memcmp(a->text.s, "loc(", 4); }
@@ -330,6 +295,8 @@ static void print_module_head(const Printer *pr, const LyirModule *m) {
   }
   ly_buf_puts(pr->out, " {\n");
 }
+
+static void print_func(const Printer *pr, LyirFunc *f);
 
 void lyir_print(LyirModule *m, LyBuf *out) {
   Printer pr = {false, out};
@@ -424,25 +391,35 @@ static void print_mlir_op(const Printer *pr, const LyirFunc *f, LyirOp *op, unsi
   print_op_tail(pr, op, print_mlir_value);
 }
 
-static void print_mlir_func(const Printer *pr, LyirFunc *f) {
-  LyBuf *out = pr->out;
-  unsigned next_id = 0;
-  for (int i = 0; i < f->nargs; i++)
-    f->args[i]->print_id = (unsigned)i;
-  ly_buf_puts(out, "  ");
-  print_func_head(pr, f);
+/* Arguments: layoutc numbers the unnamed ones with the ops' values, MLIR
+ * calls them %argN. A declaration's arguments have no names (MLIR's form). */
+static void print_args(const Printer *pr, const LyirFunc *f, unsigned *next_id) {
   for (int i = 0; i < f->nargs; i++) {
     LyirValue *a = f->args[i];
     if (i)
-      ly_buf_puts(out, ", ");
+      ly_buf_puts(pr->out, ", ");
     if (!f->decl) {
-      print_mlir_value(a, out);
-      ly_buf_puts(out, ": ");
+      if (pr->mlir)
+        a->print_id = (unsigned)i;
+      else if (a->numbered)
+        a->print_id = (*next_id)++;
+      (pr->mlir ? print_mlir_value : print_value)(a, pr->out);
+      ly_buf_puts(pr->out, ": ");
     }
     print_type(pr, a->type);
     if (f->arg_attrs)
       print_dict(pr, f->arg_attrs[i].attrs, f->arg_attrs[i].n);
   }
+}
+
+/* One function in either form; MLIR's sits indented inside its module. */
+static void print_func(const Printer *pr, LyirFunc *f) {
+  unsigned next_id = 0;
+  LyBuf *out = pr->out;
+  const char *indent = pr->mlir ? "  " : "";
+  ly_buf_puts(out, indent);
+  print_func_head(pr, f);
+  print_args(pr, f, &next_id);
   ly_buf_puts(out, ")");
   print_func_results(pr, f);
   print_func_attrs(pr, f);
@@ -452,8 +429,11 @@ static void print_mlir_func(const Printer *pr, LyirFunc *f) {
   }
   ly_buf_puts(out, " {\n");
   for (LyirOp *op = f->first; op; op = op->next)
-    print_mlir_op(pr, f, op, &next_id);
-  ly_buf_puts(out, "  }\n");
+    if (pr->mlir)
+      print_mlir_op(pr, f, op, &next_id);
+    else
+      print_op(pr, op, &next_id);
+  ly_buf_printf(out, "%s}\n", indent);
 }
 
 void lyir_print_mlir(LyirModule *m, LyBuf *out) {
@@ -461,6 +441,6 @@ void lyir_print_mlir(LyirModule *m, LyBuf *out) {
   print_aliases(&pr, m);
   print_module_head(&pr, m);
   for (LyirFunc *f = m->first; f; f = f->next)
-    print_mlir_func(&pr, f);
+    print_func(&pr, f);
   ly_buf_puts(out, "}\n\n"); /* mlir-opt ends with an empty line */
 }
