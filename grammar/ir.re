@@ -186,6 +186,9 @@ again:
      * dense<...>, #dialect.x<...>, and locations. */
     bare_id "<" { return opaque_token(p, loc, val, '<', '>', LYI_OPAQUE); }
     "#" bare_id "<" { return opaque_token(p, loc, val, '<', '>', LYI_OPAQUE); }
+    /* Dialect types (`!llvm.ptr`, `!foo.bar<...>`): kept as text. */
+    "!" bare_id "<" { return opaque_token(p, loc, val, '<', '>', LYI_DTYPE); }
+    "!" bare_id { set_loc(p, loc); val->str = (LyirStr){p->tok, (int)(p->cur - p->tok)}; return LYI_DTYPE; }
     "loc(" { return opaque_token(p, loc, val, '(', ')', LYI_LOC); }
     "#" bare_id { set_loc(p, loc); val->str = (LyirStr){p->tok, (int)(p->cur - p->tok)}; return LYI_HASH; }
     "-"? digit+ "." digit* ([eE] [+-]? digit+)? {

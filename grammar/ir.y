@@ -53,6 +53,7 @@ typedef struct {
   LyiList gins, gouts; /* generic func.func: its function_type */
   LyirDict garg_attrs; /* and its arg_attrs, as one dictionary per argument in fields */
   LyirAttrValue gargs;
+  LyirAttrValue gres; /* and its res_attrs */
   bool glabelled;
 } LyiParser;
 }
@@ -106,10 +107,13 @@ static bool gfunc_block(LyiParser *p, LyiList args, bool labelled, LYI_LTYPE l);
 static bool end_gfunc(LyiParser *p, LyiList attrs, LyirStr loc);
 static bool end_gmodule(LyiParser *p, LyiList attrs);
 static LyirStr prop_sym(LyiParser *p, LyiList props, bool *ok);
+static bool set_props(LyiParser *p, LyiList props, LYI_LTYPE l);
+static bool set_res_attrs(LyiParser *p, LyiList results);
 static void type_error(LyiParser *p, LyLoc at, const char *what, LyirStr name, const LyTypeImpl *value_type,
                        const LyTypeImpl *sig_type);
 static LyiItem *result_name(LyiParser *p, LyirStr s, bool group, LYI_LTYPE l);
 static LyirStr type_text(LyiParser *p, LyiTypeTok t);
+static const LyTypeImpl *foreign_type(LyiParser *p, LyirStr s, bool composite, LYI_LTYPE l);
 #define S(lit) ((LyirStr){lit, (int)sizeof lit - 1})
 #define CHECK(x) do { if (!(x)) YYABORT; } while (0)
 }
@@ -124,14 +128,15 @@ static LyirStr type_text(LyiParser *p, LyiTypeTok t);
 %token <str> LOC "location"
 %token <str> HASH "attribute alias"
 %token <str> VALUE_GROUP "result group"
+%token <str> DTYPE "dialect type"
 %token FUNC "'func.func'" ARROW "'->'" MODULE "'module'" ATTRIBUTES "'attributes'" RETURN "'return'" GMODULE "'\"builtin.module\"'" GFUNC "'\"func.func\"'" LPROP "'<{'" RPROP "'}>'"
 %token BLOCK "block label" CAST "'builtin.unrealized_conversion_cast'"
 
 %type <type> type
-%type <list> types types_opt func_results result_types args_opt args
+%type <list> types types_opt func_results result_types args_opt args fresults_opt fresults
 %type <list> result_names results_opt operands operands_opt
 %type <list> attr_dict_opt attr_dict attrs attr_values func_attrs_opt module_attrs_opt props_opt
-%type <item> attr attr_value operand arg result_name
+%type <item> attr attr_value operand arg result_name fresult
 %type <str> loc_opt vis_opt type_suffix attr_name module_sym_opt alias_value
 %type <num> func_body
 
@@ -196,7 +201,7 @@ alias_value: OPAQUE { $$ = $1; }
 
 func: FUNC vis_opt SYMBOL { CHECK(begin_func(p, $3, @3)); }
       '(' args_opt ')' func_results func_attrs_opt
-      { CHECK(set_func_extras(p, $2, @2, $9, $6) && set_signature(p, $6, $8)); }
+      { CHECK(set_func_extras(p, $2, @2, $9, $6) && set_signature(p, $6, $8) && set_res_attrs(p, $8)); }
       func_body loc_opt { p->fn->decl = !$11; p->fn->srcloc = $12; CHECK(end_func(p)); }
     ;
 
@@ -230,8 +235,20 @@ arg: VALUE ':' type attr_dict_opt loc_opt { $$ = add_arg(p, $1, @1, $3); CHECK($
 
 func_results: %empty                 { $$ = (LyiList){0}; }
             | ARROW type             { LyiItem *it = item(p, @2); CHECK(it); it->type = $2; $$ = list1(it); }
-            | ARROW '(' types_opt ')' { $$ = $3; }
+            | ARROW '(' fresults_opt ')' { $$ = $3; }
             ;
+
+/* Results in the signature may carry attributes: `-> (T {foo.bar}, U)`. */
+fresults_opt: %empty   { $$ = (LyiList){0}; }
+            | fresults { $$ = $1; }
+            ;
+
+fresults: fresult              { $$ = list1($1); }
+        | fresults ',' fresult { $$ = append($1, $3); }
+        ;
+
+fresult: type attr_dict_opt { $$ = item(p, @1); CHECK($$); $$->type = $1; $$->dict = $2; }
+       ;
 
 ops: %empty
    | ops op
@@ -240,8 +257,8 @@ ops: %empty
 op: op_body loc_opt { if ($2.len) p->last_op->srcloc = $2; }
   ;
 
-op_body: results_opt STRING '(' operands_opt ')' attr_dict_opt ':' '(' types_opt ')' ARROW result_types
-         { CHECK(make_op(p, $1, $2, @2, $4, $6, $9, $12, @8)); }
+op_body: results_opt STRING '(' operands_opt ')' props_opt attr_dict_opt ':' '(' types_opt ')' ARROW result_types
+         { CHECK(make_op(p, $1, $2, @2, $4, $7, $10, $13, @9) && set_props(p, $6, @6)); }
        | RETURN %prec BARE_RETURN
          { CHECK(make_op(p, (LyiList){0}, S("func.return"), @1, (LyiList){0}, (LyiList){0}, (LyiList){0},
                          (LyiList){0}, @1)); }
@@ -348,7 +365,10 @@ types: type           { LyiItem *it = item(p, @1); CHECK(it); it->type = $1; $$ 
      | types ',' type { LyiItem *it = item(p, @3); CHECK(it); it->type = $3; $$ = append($1, it); }
      ;
 
-type: TYPE { $$ = parse_type(p, $1, @1); CHECK($$); }
+type: TYPE   { $$ = parse_type(p, $1, @1); CHECK($$); }
+    | IDENT  { $$ = foreign_type(p, $1, false, @1); CHECK($$); }
+    | OPAQUE { $$ = foreign_type(p, $1, true, @1); CHECK($$); }
+    | DTYPE  { $$ = foreign_type(p, $1, true, @1); CHECK($$); }
     ;
 
 %%
@@ -509,6 +529,19 @@ static bool dict_of(LyiParser *p, LyiList attrs, LyirDict *out) {
   return true;
 }
 
+/* Properties `<{...}>` are how MLIR's generic form writes the inherent
+ * attributes of registered ops (arith.constant's value): kept on ops
+ * layoutc does not know and printed back; layoutc's own ops take attributes. */
+static bool set_props(LyiParser *p, LyiList props, LYI_LTYPE l) {
+  if (!props.n)
+    return true;
+  if (!p->last_op->foreign.len) {
+    lyir_error(p->m, L(l), "'%s' takes attributes {...}, not properties <{...}>", lyir_op_name(p->last_op->kind));
+    return false;
+  }
+  return dict_of(p, props, &p->last_op->props);
+}
+
 static bool begin_module(LyiParser *p, LyirStr sym, LyiList attrs, LYI_LTYPE l) {
   if (p->saw_module || p->m->first) {
     lyir_error(p->m, L(l), "a file holds one module; split it with '// -----' and --split-input-file");
@@ -566,6 +599,48 @@ static bool set_func_extras(LyiParser *p, LyirStr vis, LYI_LTYPE vl, LyiList att
   return true;
 }
 
+static bool set_res_attrs(LyiParser *p, LyiList results) {
+  LyirFunc *f = p->fn;
+  bool any = false;
+  for (LyiItem *r = results.head; r; r = r->next)
+    any = any || r->dict.n;
+  if (!any)
+    return true;
+  f->res_attrs = lyir_alloc(p->m, (size_t)results.n * sizeof *f->res_attrs);
+  if (!f->res_attrs)
+    return oom(p, f->loc);
+  int i = 0;
+  for (LyiItem *r = results.head; r; r = r->next, i++)
+    if (!dict_of(p, r->dict, &f->res_attrs[i]))
+      return false;
+  return true;
+}
+
+/* arg_attrs and res_attrs of the generic form: one dictionary per entry. */
+static bool check_gdicts(LyiParser *p, const LyirAttrValue *v, const char *what, int n, const char *whose) {
+  if (v->n != n) {
+    lyir_error(p->m, v->loc, "%s lists %d dictionaries for %d %s", what, v->n, n, whose);
+    return false;
+  }
+  for (int i = 0; i < n; i++)
+    if (v->elems[i].kind != LYIR_ATTR_DICT) {
+      lyir_error(p->m, v->elems[i].loc, "%s entries are dictionaries", what);
+      return false;
+    }
+  return true;
+}
+
+static LyirDict *gdicts(LyiParser *p, const LyirAttrValue *v) {
+  LyirDict *d = lyir_alloc(p->m, (size_t)v->n * sizeof *d);
+  if (!d) {
+    oom(p, v->loc);
+    return NULL;
+  }
+  for (int i = 0; i < v->n; i++)
+    d[i] = (LyirDict){v->elems[i].n, v->elems[i].fields};
+  return d;
+}
+
 /* --- The generic form of func.func and builtin.module ---------------------- */
 
 static bool name_is(LyirStr n, const char *s) { return n.len == (int)strlen(s) && !memcmp(n.s, s, (size_t)n.len); }
@@ -589,7 +664,7 @@ static LyirStr prop_sym(LyiParser *p, LyiList props, bool *ok) {
 static bool begin_gfunc(LyiParser *p, LyiList props, LYI_LTYPE l) {
   LyirStr name = {0}, vis = {0};
   LyiItem *ftype = NULL;
-  p->gargs = (LyirAttrValue){0};
+  p->gargs = p->gres = (LyirAttrValue){0};
   for (LyiItem *a = props.head; a; a = a->next) {
     if (name_is(a->name, "sym_name") && a->attr.kind == LYIR_ATTR_STRING)
       name = a->attr.s;
@@ -599,9 +674,11 @@ static bool begin_gfunc(LyiParser *p, LyiList props, LYI_LTYPE l) {
       ftype = a;
     else if (name_is(a->name, "arg_attrs") && a->attr.kind == LYIR_ATTR_ARRAY)
       p->gargs = a->attr;
+    else if (name_is(a->name, "res_attrs") && a->attr.kind == LYIR_ATTR_ARRAY)
+      p->gres = a->attr;
     else {
       lyir_error(p->m, a->loc, "unexpected property '%.*s' of func.func (expected sym_name, function_type, "
-                 "sym_visibility or arg_attrs)", a->name.len > 32 ? 32 : a->name.len, a->name.s);
+                 "sym_visibility, arg_attrs or res_attrs)", a->name.len > 32 ? 32 : a->name.len, a->name.s);
       return false;
     }
   }
@@ -640,29 +717,14 @@ static bool gfunc_block(LyiParser *p, LyiList args, bool labelled, LYI_LTYPE l) 
       args = args.n ? append(args, a) : list1(a);
     }
   }
-  if (p->gargs.n) {
-    if (p->gargs.n != args.n) {
-      lyir_error(p->m, p->gargs.loc, "arg_attrs lists %d dictionaries for %d arguments", p->gargs.n, args.n);
-      return false;
-    }
-    int i = 0;
-    for (LyiItem *a = args.head; a; a = a->next, i++) {
-      if (p->gargs.elems[i].kind != LYIR_ATTR_DICT) {
-        lyir_error(p->m, p->gargs.elems[i].loc, "arg_attrs entries are dictionaries");
-        return false;
-      }
-    }
-  }
+  if ((p->gargs.n && !check_gdicts(p, &p->gargs, "arg_attrs", args.n, "arguments")) ||
+      (p->gres.n && !check_gdicts(p, &p->gres, "res_attrs", p->gouts.n, "results")))
+    return false;
   if (!set_signature(p, args, p->gouts))
     return false;
   LyirFunc *f = p->fn;
-  if (p->gargs.n) {
-    f->arg_attrs = lyir_alloc(p->m, (size_t)f->nargs * sizeof *f->arg_attrs);
-    if (!f->arg_attrs)
-      return oom(p, f->loc);
-    for (int i = 0; i < f->nargs; i++)
-      f->arg_attrs[i] = (LyirDict){p->gargs.elems[i].n, p->gargs.elems[i].fields};
-  }
+  if ((p->gargs.n && !(f->arg_attrs = gdicts(p, &p->gargs))) || (p->gres.n && !(f->res_attrs = gdicts(p, &p->gres))))
+    return false;
   f->decl = !labelled && f->nargs > 0; /* decided again at the end: no ops, no label */
   p->glabelled = labelled;
   return true;
@@ -744,6 +806,44 @@ static const LyTypeImpl *parse_type(LyiParser *p, LyiTypeTok t, LYI_LTYPE l) {
   d->handler = s.handler;
   d->user = s.user;
   return ty;
+}
+
+/* A value type that is not a tensor: MLIR's builtin scalars (`index`,
+ * `i32`, `f16`, ...), its composite builtins (`memref<...>`, `vector<...>`,
+ * `complex<...>`, `tuple<...>`) and dialect types (`!llvm.ptr`,
+ * `!foo.bar<...>`). layoutc keeps them as their text; anything else is a
+ * misspelling, reported here rather than carried through. */
+static bool scalar_type_name(LyirStr s) {
+  static const char *const names[] = {"index", "none", "f16", "bf16", "f32", "f64", "f80", "f128", "tf32"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (name_is(s, names[i]))
+      return true;
+  int k = s.len > 1 && s.s[0] == 'i' ? 1 : s.len > 2 && (s.s[0] == 's' || s.s[0] == 'u') && s.s[1] == 'i' ? 2 : 0;
+  bool digits = k > 0 && k < s.len && s.len - k <= 5;
+  for (int i = k; i < s.len && digits; i++)
+    digits = s.s[i] >= '0' && s.s[i] <= '9';
+  if (digits)
+    return true;
+  /* f8E4M3FN, f6E2M3FN, f4E2M1FN, ...: small floats by name */
+  return s.len > 3 && s.s[0] == 'f' && s.s[1] >= '4' && s.s[1] <= '8' && s.s[2] == 'E';
+}
+
+static const LyTypeImpl *foreign_type(LyiParser *p, LyirStr s, bool composite, LYI_LTYPE l) {
+  static const char *const composites[] = {"memref<", "vector<", "complex<", "tuple<"};
+  bool ok = !composite && scalar_type_name(s);
+  for (size_t i = 0; composite && !ok && i < sizeof composites / sizeof *composites; i++)
+    ok = s.len >= (int)strlen(composites[i]) && !memcmp(s.s, composites[i], strlen(composites[i]));
+  ok = ok || (s.len > 1 && s.s[0] == '!');
+  if (!ok) {
+    int n = s.len > 40 ? 40 : s.len;
+    lyir_error(p->m, L(l), "unknown type '%.*s%s' (expected a tensor type, an MLIR builtin type such as index, i32 "
+               "or memref<...>, or a dialect type !dialect.name)", n, s.s, n < s.len ? "..." : "");
+    return NULL;
+  }
+  const LyTypeImpl *t = lyd_foreign(p->m->ctx, s.s, (size_t)s.len);
+  if (!t)
+    oom(p, L(l));
+  return t;
 }
 
 /* --- Functions and values -------------------------------------------------------- */

@@ -54,7 +54,8 @@ typedef enum {
   LY_ERROR_UNKNOWN,   /* the property cannot be decided cheaply */
   LY_ERROR_NOMEM,     /* allocation failed */
   LY_ERROR_NOT_A_VIEW, /* a view query's answer: the operation needs a copy */
-  LY_ERROR_OPAQUE     /* the layout is opaque<"..."> : layoutc does not interpret it */
+  LY_ERROR_OPAQUE,    /* the layout is opaque<"..."> : layoutc does not interpret it */
+  LY_ERROR_NOT_A_TENSOR /* an IR value's type that is not a tensor (index, i32, !dialect.t) */
 } LyStatus;
 
 /* The status's name, e.g. "LY_ERROR_RANGE" (static storage; "?" for a value
@@ -123,6 +124,11 @@ LAYOUTC_API LyElem lyTypeGetElement(LyType t);
 LAYOUTC_API int lyTypeGetMemorySpace(LyType t, int64_t *num, const char **str);
 
 LAYOUTC_API int lyTypeIsAny(LyType t);          /* layout not chosen yet */
+/* False for the types of IR values that are not tensors (`index`, `i32`,
+ * `memref<...>`, `!dialect.t`): layoutc carries them verbatim; lyTypePrint
+ * gives their text, rank is 0 and geometry queries answer
+ * LY_ERROR_NOT_A_TENSOR. Types from lyTypeParse are always tensors. */
+LAYOUTC_API int lyTypeIsTensor(LyType t);
 LAYOUTC_API int lyTypeIsDynamic(LyType t);      /* some dim, stride or offset is '?' */
 LAYOUTC_API int lyTypeIsContiguous(LyType t);   /* dense row-major, no padding, offset 0 */
 /* Sets *out to whether no two elements share storage. LY_ERROR_UNKNOWN when

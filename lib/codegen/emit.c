@@ -267,7 +267,8 @@ static bool need_static(LyDiagEngine *d, const LyTypeImpl *t) {
   lyd_print(t, &b);
   ly_diag_emit(d, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "cannot emit an address function for '%s': %s",
                ly_buf_cstr(&b),
-               t->kind == LYD_ANY ? "its layout is 'any' (not chosen yet)"
+               lyd_is_foreign(t)    ? LYD_FOREIGN_WHY
+               : t->kind == LYD_ANY ? "its layout is 'any' (not chosen yet)"
                : lyd_is_opaque(t) ? LYD_OPAQUE_WHY
                                   : "it has dynamic ('?') dims, strides or offset");
   ly_buf_free(&b);

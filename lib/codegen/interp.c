@@ -210,6 +210,8 @@ static LyStatus pair_error(LyDiagEngine *d, LyStatus s, const char *before, cons
 }
 
 static LyStatus check_static(LyDiagEngine *d, const LyTypeImpl *t, const char *role) {
+  if (lyd_is_foreign(t))
+    return pair_error(d, LY_ERROR_NOT_A_TENSOR, role, t, ": " LYD_FOREIGN_WHY, NULL, "");
   if (t->kind == LYD_ANY)
     return pair_error(d, LY_ERROR_ANY, role, t, ": its layout is 'any' (not chosen yet)", NULL, "");
   if (lyd_is_opaque(t))

@@ -704,6 +704,21 @@ int64_t lyd_offset(const LyTypeImpl *t, const int64_t *idx) {
   return off;
 }
 
+const LyTypeImpl *lyd_foreign(LyCtx *c, const char *text, size_t len) {
+  LyTypeImpl t;
+  memset(&t, 0, sizeof t);
+  t.kind = LYD_FOREIGN;
+  char *s = ly_arena_strndup(&c->arena, text, len); /* NUL-terminated for interning */
+  if (!s) {
+    ly_diag_emit(&c->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "out of memory");
+    return NULL;
+  }
+  t.symbolic = s;
+  return lyd_intern(c, &t, NULL);
+}
+
+int lyTypeIsTensor(LyType t) { return !lyd_is_foreign(lyd_type(t)); }
+
 LyType lyTypeGetRowMajor(LyContext ctx, LyElem elem, int rank, const int64_t *dims) {
   LyCtx *c = lyd_ctx(ctx);
   if ((unsigned)elem >= LY_ELEM_COUNT || rank < 0 || rank > LY_MAX_RANK) {

@@ -44,7 +44,10 @@ typedef struct LyDigit {
   const struct LyDigit *sub;  /* each times its stride field */
 } LyDigit;
 
-typedef enum { LYD_DIGITS, LYD_ANY, LYD_SYMBOLIC } LyLayoutKind;
+/* LYD_FOREIGN: not a tensor (`index`, `i32`, `memref<4xf32>`, `!dialect.t`):
+ * a value type of the IR that layoutc carries through verbatim (symbolic
+ * holds its text); it has no dims, layout or geometry. */
+typedef enum { LYD_DIGITS, LYD_ANY, LYD_SYMBOLIC, LYD_FOREIGN } LyLayoutKind;
 
 typedef struct LyTypeImpl {
   struct LyTypeImpl *next; /* intern chain */
@@ -213,6 +216,19 @@ static inline bool lyd_is_opaque(const LyTypeImpl *t) {
   return t->kind == LYD_SYMBOLIC && !strncmp(t->symbolic, "opaque<", 7);
 }
 #define LYD_OPAQUE_WHY "the layout is opaque (layoutc does not interpret it): it has no geometry"
+
+/* A type that is not a tensor, kept as its text (interned like the rest).
+ * NULL after reporting when memory is exhausted. (desc.c) */
+const LyTypeImpl *lyd_foreign(LyCtx *ctx, const char *text, size_t len);
+static inline bool lyd_is_foreign(const LyTypeImpl *t) { return t->kind == LYD_FOREIGN; }
+#define LYD_FOREIGN_WHY "the type is not a tensor: it has no layout"
+
+/* Whether two tensor types have the same dims (never true of a type that is
+ * not a tensor: it has no dims to share a layout over). */
+static inline bool lyd_same_dims(const LyTypeImpl *a, const LyTypeImpl *b) {
+  return !lyd_is_foreign(a) && !lyd_is_foreign(b) && a->rank == b->rank &&
+         !memcmp(a->dims, b->dims, (size_t)a->rank * sizeof a->dims[0]);
+}
 
 /* True when every dim is static and the layout is digits with static strides. */
 bool lyd_is_static(const LyTypeImpl *t);

@@ -388,6 +388,8 @@ void lyd_print_layout(const LyTypeImpl *t, LyBuf *out) {
   case LYD_SYMBOLIC:
     ly_buf_puts(out, t->symbolic);
     return;
+  case LYD_FOREIGN: /* no layout */
+    return;
   case LYD_DIGITS:
     break;
   }
@@ -401,6 +403,10 @@ void lyd_print_layout(const LyTypeImpl *t, LyBuf *out) {
 }
 
 void lyd_print(const LyTypeImpl *t, LyBuf *out) {
+  if (lyd_is_foreign(t)) {
+    ly_buf_puts(out, t->symbolic);
+    return;
+  }
   ly_buf_puts(out, "tensor<");
   for (int d = 0; d < t->rank; d++) {
     print_i64(out, t->dims[d]);
@@ -431,6 +437,10 @@ void lyd_print(const LyTypeImpl *t, LyBuf *out) {
  * `#layout.memspace<1>` without a layout). MLIR accepts one encoding per
  * tensor type and no builtin `strided<...>` on tensors, hence one attribute. */
 void lyd_print_mlir(const LyTypeImpl *t, LyBuf *out) {
+  if (lyd_is_foreign(t)) {
+    ly_buf_puts(out, t->symbolic);
+    return;
+  }
   ly_buf_puts(out, "tensor<");
   for (int d = 0; d < t->rank; d++) {
     print_i64(out, t->dims[d]);

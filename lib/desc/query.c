@@ -55,6 +55,8 @@ int lyTypeIsDynamic(LyType t) {
 
 /* Status for queries that need a static digit layout. */
 static LyStatus need_static(const LyTypeImpl *x) {
+  if (lyd_is_foreign(x))
+    return LY_ERROR_NOT_A_TENSOR;
   if (x->kind == LYD_ANY)
     return LY_ERROR_ANY;
   if (lyd_is_opaque(x))
@@ -64,6 +66,8 @@ static LyStatus need_static(const LyTypeImpl *x) {
 
 LyStatus lyTypeGetNumel(LyType t, int64_t *out) {
   const LyTypeImpl *x = lyd_type(t);
+  if (lyd_is_foreign(x))
+    return LY_ERROR_NOT_A_TENSOR;
   int64_t n = 1;
   for (int d = 0; d < x->rank; d++) {
     if (x->dims[d] == LY_DYNAMIC)
@@ -378,6 +382,8 @@ LyStatus lyTypeIsInjective(LyType t, int *out) {
 
 LyStatus lyTypeGetStrides(LyType t, int64_t *strides, int64_t *offset) {
   const LyTypeImpl *x = lyd_type(t);
+  if (lyd_is_foreign(x))
+    return LY_ERROR_NOT_A_TENSOR;
   if (x->kind == LYD_ANY)
     return LY_ERROR_ANY;
   if (lyd_is_opaque(x))
@@ -497,6 +503,8 @@ static bool blocking_of_digits(const LyTypeImpl *x, LyBlocking *b) {
 
 LyStatus lyTypeGetBlocking(LyType t, LyBlocking *out) {
   const LyTypeImpl *x = lyd_type(t);
+  if (lyd_is_foreign(x))
+    return LY_ERROR_NOT_A_TENSOR;
   if (x->kind == LYD_ANY)
     return LY_ERROR_ANY;
   if (lyd_is_opaque(x))

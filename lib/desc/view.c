@@ -56,6 +56,10 @@ static void vnote(View *v, const char *fmt, ...) {
 
 /* Views need static geometry: every dim, stride and offset known. */
 static bool need_static(View *v, const char *what) {
+  if (lyd_is_foreign(v->src)) {
+    verror(v, "cannot %s '%s': %s", what, v->src->symbolic, LYD_FOREIGN_WHY);
+    return false;
+  }
   if (v->src->kind == LYD_ANY) {
     verror(v, "cannot %s a tensor whose layout is 'any' (not chosen yet)", what);
     return false;

@@ -93,6 +93,7 @@ struct LyirOp {
   /* An op layoutc does not know (kind LYIR_OP_COMPUTE, opaque compute
    * without constraints): its name; len 0 for layoutc's own ops. */
   LyirStr foreign;
+  LyirDict props; /* a foreign op's properties, `<{...}>` (MLIR's generic form of registered ops) */
   LyirStr srcloc; /* the op's `loc(...)`, len 0 if none */
 };
 
@@ -110,6 +111,7 @@ typedef struct LyirFunc {
   LyirStr visibility; /* `private`, `public`, `nested`; len 0 if not written */
   LyirDict attrs;     /* `attributes {...}` */
   LyirDict *arg_attrs; /* per argument; NULL when none has any */
+  LyirDict *res_attrs; /* per result (`-> (T {attrs})`); NULL when none has any */
   LyirStr srcloc;
 } LyirFunc;
 

@@ -117,6 +117,13 @@ const LyTypeImpl *lyir_layout_apply(LyirModule *m, const LyTypeImpl *t, LyirStr 
 }
 
 static const LyTypeImpl *apply_uncached(LyirModule *m, const LyTypeImpl *t, LyirStr s, LyBuf *why) {
+  if (lyd_is_foreign(t)) { /* only "any" (no requirement) applies to a value that is not a tensor */
+    if (s.len == 3 && !memcmp(s.s, "any", 3))
+      return t;
+    if (why)
+      ly_buf_printf(why, "%s (write \"any\" for it)", LYD_FOREIGN_WHY);
+    return NULL;
+  }
   LyBuf spelled;
   ly_buf_init(&spelled);
   /* A format tag is written bare in a variant ("nChw16c"); in a type it is

@@ -123,14 +123,6 @@ static void print_dict_body(const Printer *pr, const LyirAttr *attrs, int n) {
 
 /* --- layoutc's form ----------------------------------------------------------- */
 
-static void print_types(const Printer *pr, const LyTypeImpl *const *types, int n) {
-  for (int i = 0; i < n; i++) {
-    if (i)
-      ly_buf_puts(pr->out, ", ");
-    print_type(pr, types[i]);
-  }
-}
-
 static void print_value_types(const Printer *pr, LyirValue *const *values, int n) {
   for (int i = 0; i < n; i++) {
     if (i)
@@ -139,15 +131,21 @@ static void print_value_types(const Printer *pr, LyirValue *const *values, int n
   }
 }
 
-/* `-> T` for one result, `-> (T, U)` for several, nothing for none. */
+/* `-> T` for one result, `-> (T, U)` for several or with result
+ * attributes (`-> (T {foo.bar})`), nothing for none. */
 static void print_func_results(const Printer *pr, const LyirFunc *f) {
   if (f->nresults == 0)
     return;
-  ly_buf_puts(pr->out, " -> ");
-  if (f->nresults > 1)
-    ly_buf_puts(pr->out, "(");
-  print_types(pr, f->result_types, f->nresults);
-  if (f->nresults > 1)
+  bool parens = f->nresults > 1 || f->res_attrs;
+  ly_buf_puts(pr->out, parens ? " -> (" : " -> ");
+  for (int i = 0; i < f->nresults; i++) {
+    if (i)
+      ly_buf_puts(pr->out, ", ");
+    print_type(pr, f->result_types[i]);
+    if (f->res_attrs)
+      print_dict(pr, f->res_attrs[i].attrs, f->res_attrs[i].n);
+  }
+  if (parens)
     ly_buf_puts(pr->out, ")");
 }
 
@@ -186,6 +184,11 @@ static void print_op_tail(const Printer *pr, const LyirOp *op, void (*value)(con
     value(op->operands[i], out);
   }
   ly_buf_puts(out, ")");
+  if (op->props.n) {
+    ly_buf_puts(out, " <");
+    print_dict_body(pr, op->props.attrs, op->props.n);
+    ly_buf_puts(out, ">");
+  }
   print_dict(pr, op->attrs, op->nattrs);
   /* The signature: the operands' types, then `-> T` or `-> (T, ...)`. */
   ly_buf_puts(out, " : (");
@@ -270,6 +273,9 @@ static bool alias_used(const LyirModule *m, LyirStr name) {
       return true;
     for (int i = 0; f->arg_attrs && i < f->nargs; i++)
       if (dict_mentions(f->arg_attrs[i].attrs, f->arg_attrs[i].n, name))
+        return true;
+    for (int i = 0; f->res_attrs && i < f->nresults; i++)
+      if (dict_mentions(f->res_attrs[i].attrs, f->res_attrs[i].n, name))
         return true;
     for (const LyirOp *op = f->first; op; op = op->next)
       if (dict_mentions(op->attrs, op->nattrs, name))

@@ -47,9 +47,7 @@ static bool static_numel(const LyTypeImpl *t, int64_t *n) {
   return true;
 }
 
-static bool same_dims(const LyTypeImpl *a, const LyTypeImpl *b) {
-  return a->rank == b->rank && !memcmp(a->dims, b->dims, (size_t)a->rank * sizeof a->dims[0]);
-}
+static bool same_dims(const LyTypeImpl *a, const LyTypeImpl *b) { return lyd_same_dims(a, b); }
 
 static bool same_memspace(const LyTypeImpl *a, const LyTypeImpl *b) {
   if (a->ms_str || b->ms_str)
@@ -364,8 +362,8 @@ static bool check_elementwise(LyirModule *m, const LyirOp *op, const LyirAttr *a
   }
   if (!a->value.i)
     return true;
-  if (op->nresults == 0) {
-    op_error(m, op, a->loc, "is elementwise but has no result");
+  if (op->nresults == 0 || lyd_is_foreign(op->results[0]->type)) {
+    op_error(m, op, a->loc, op->nresults ? "is elementwise but result #0 is not a tensor" : "is elementwise but has no result");
     return false;
   }
   for (int j = 1; j < op->nresults; j++)
@@ -440,9 +438,17 @@ static bool verify_op(LyirModule *m, const LyirFunc *f, const LyirOp *op) {
   default:
     break;
   }
-  /* Every other op maps one operand to one result. */
+  /* Every other op maps one operand to one result, tensors both. */
   if (!check_counts(m, op, 1, 1))
     return false;
+  for (int i = 0; i < 2; i++) {
+    const LyTypeImpl *t = i ? op->results[0]->type : op->operands[0]->type;
+    if (lyd_is_foreign(t)) {
+      op_error(m, op, i ? op->result_type_locs[0] : op->operand_locs[0], "%s must be a tensor, not '%s'",
+               i ? "the result" : "the operand", t->symbolic);
+      return false;
+    }
+  }
   switch (op->kind) {
   case LYIR_OP_RESHAPE: return verify_reshape(m, op);
   case LYIR_OP_TRANSPOSE: return verify_transpose(m, op);

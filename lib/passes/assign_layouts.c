@@ -269,9 +269,7 @@ static const LyirAttrValue *variants_of(const LyirOp *op) {
   return a ? &a->value : NULL;
 }
 
-static bool same_dims(const LyTypeImpl *a, const LyTypeImpl *b) {
-  return a->rank == b->rank && !memcmp(a->dims, b->dims, (size_t)a->rank * sizeof a->dims[0]);
-}
+static bool same_dims(const LyTypeImpl *a, const LyTypeImpl *b) { return lyd_same_dims(a, b); }
 
 static void *memo_get(Assign *A, const void *a, const void *b, uint64_t c);
 static void memo_put(Assign *A, const void *a, const void *b, uint64_t c, const void *v);

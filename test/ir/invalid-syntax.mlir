@@ -146,7 +146,7 @@ func.func @ () {
 func.func @f(%a: tensor<4xf32>) {
   // The signature is required, as in MLIR's generic form. Syntax errors are
   // located at the token that does not fit.
-  // expected-error@+2 {{expected '{' or ':', found '"func.return"'}}
+  // expected-error@+2 {{expected '<{', '{' or ':', found '"func.return"'}}
   %0 = "layout.view"(%a)
   "func.return"() : () -> ()
 }
