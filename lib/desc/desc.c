@@ -402,6 +402,228 @@ static int merge_duplicates(int rank, LyDigit *g, int n) {
   return n;
 }
 
+/* --- One dim's function, exactly ---------------------------------------------
+ *
+ * The simple digits of one dim d (extent n) add up to a function f(i) of its
+ * index with f(0) = 0. Its steps f(i) - f(i-1), i in [1, n), are a unique sum
+ * sum_b c_b [b divides i] (the indicators are triangular, so independent), and
+ * a digit floor(i/b) mod e times s adds s at b and -s*e at b*e (nothing at
+ * b*e when it does not wrap). So the jumps c_b are the map's invariant, and
+ * rebuilding digits from them by a fixed rule gives one digit list per map,
+ * however the spelling split, overlapped or duplicated its digits. The rule,
+ * from the smallest b up: a digit at b with stride c_b, wrapping at the
+ * smallest larger b' with c_b' != 0 that b divides (which then takes
+ * c_b' += c_b * b'/b), unwrapped when there is none. Where the boundaries
+ * form a divisibility chain this is the common refinement of the digits
+ * with continuing pieces merged (docs/descriptor.md); where they do not, a
+ * wrap that cancels a later jump is preferred. */
+
+typedef struct {
+  int64_t b, c;
+} Jump;
+
+static bool sub64(int64_t a, int64_t b, int64_t *r) { return !__builtin_sub_overflow(a, b, r); }
+
+static bool jump_add(Jump *j, int *nj, int64_t b, int64_t c) {
+  for (int k = 0; k < *nj; k++)
+    if (j[k].b == b)
+      return ly_add(j[k].c, c, &j[k].c);
+  if (*nj == 2 * LY_MAX_DIGITS)
+    return false;
+  j[(*nj)++] = (Jump){b, c};
+  return true;
+}
+
+/* The canonical digits of dim d (extent n) from its jumps, at most room of
+ * them into out. -1 when they do not fit or a stride overflows. */
+static int jumps_to_digits(int d, int64_t n, Jump *j, int nj, LyDigit *out, int room) {
+  for (int i = 1; i < nj; i++) { /* by boundary, ascending */
+    Jump x = j[i];
+    int k = i;
+    for (; k > 0 && j[k - 1].b > x.b; k--)
+      j[k] = j[k - 1];
+    j[k] = x;
+  }
+  bool chain = true;
+  for (int k = 0, prev = -1; k < nj; k++)
+    if (j[k].c) {
+      chain = chain && (prev < 0 || j[k].b % j[prev].b == 0);
+      prev = k;
+    }
+  int m = 0;
+  for (int k = 0; k < nj; k++) {
+    int64_t s = j[k].c, t;
+    if (!s)
+      continue;
+    int w = k + 1;
+    while (w < nj && !(j[w].c && j[w].b % j[k].b == 0))
+      w++;
+    /* No chain, so no common refinement: prefer the wrap that cancels a
+     * jump, which gives back `(d0) mod 3` next to `(d0) floordiv 2`. */
+    for (int q = w; !chain && q < nj; q++)
+      if (j[q].c && j[q].b % j[k].b == 0 && ly_mul(s, j[q].b / j[k].b, &t) && t == -j[q].c) {
+        w = q;
+        break;
+      }
+    if (m == room)
+      return -1;
+    LyDigit x = {.stride = s, .div = j[k].b, .ext = (n - 1) / j[k].b + 1, .dim = d};
+    if (w < nj) {
+      x.wrap = true, x.ext = j[w].b / j[k].b;
+      if (!ly_mul(s, x.ext, &t) || !ly_add(j[w].c, t, &j[w].c))
+        return -1;
+    }
+    out[m++] = x;
+  }
+  return m;
+}
+
+/* Replaces the digits of dim d in g (n of them) by the cnt digits in out. */
+static int replace_dim(LyDigit *g, int n, int d, const LyDigit *out, int cnt) {
+  int w = 0;
+  for (int k = 0; k < n; k++)
+    if (g[k].dim != d)
+      g[w++] = g[k];
+  memcpy(g + w, out, cnt * sizeof *out);
+  return w + cnt;
+}
+
+/* Rebuilds the simple digits of each static dim from their jumps. A dim
+ * whose digits need more room than the list has keeps them as they are. */
+static int refine_simple(int rank, const int64_t *dims, LyDigit *g, int n) {
+  for (int d = 0; d < rank; d++) {
+    int64_t nd = dims[d], span, t;
+    if (nd == LY_DYNAMIC || nd < 2)
+      continue;
+    Jump j[2 * LY_MAX_DIGITS];
+    int nj = 0, cnt = 0;
+    bool ok = true;
+    for (int k = 0; k < n && ok; k++) {
+      const LyDigit *x = &g[k];
+      if (x->dim != d)
+        continue;
+      cnt++;
+      ok = x->stride != LY_DYNAMIC && (x->div >= nd || jump_add(j, &nj, x->div, x->stride));
+      if (ok && x->wrap && ly_mul(x->div, x->ext, &span) && span < nd)
+        ok = ly_mul(x->stride, -x->ext, &t) && jump_add(j, &nj, span, t);
+    }
+    LyDigit out[LY_MAX_DIGITS];
+    int m = ok && cnt ? jumps_to_digits(d, nd, j, nj, out, LY_MAX_DIGITS - (n - cnt)) : -1;
+    if (m >= 0)
+      n = replace_dim(g, n, d, out, m);
+  }
+  return n;
+}
+
+/* Elements up to which a list with general digits is checked for being a
+ * sum of per-dim functions (one evaluation of every digit per element). */
+#define SEPARABLE_MAX_ELEMS 4096
+
+/* sum of stride * value over g at idx; false on overflow. */
+static bool digits_sum(const LyDigit *g, int n, int rank, const int64_t *idx, int64_t *out) {
+  int64_t f = 0, t;
+  for (int k = 0; k < n; k++)
+    if (!ly_mul(g[k].stride, lyd_digit_value(&g[k], rank, idx), &t) || !ly_add(f, t, &f))
+      return false;
+  *out = f;
+  return true;
+}
+
+/* The jumps of dim d read off f_d, its map along the axis (f[i] = offset at
+ * i e_d): c_b = step(b) minus the jumps at b's proper divisors. */
+static bool axis_jumps(const int64_t *f, int64_t nd, Jump *j, int *nj) {
+  int64_t acc[SEPARABLE_MAX_ELEMS] = {0}, c;
+  *nj = 0;
+  for (int64_t b = 1; b < nd; b++) {
+    if (!sub64(f[b], f[b - 1], &c) || !sub64(c, acc[b], &c))
+      return false;
+    if (!c)
+      continue;
+    if (*nj == 2 * LY_MAX_DIGITS)
+      return false;
+    j[(*nj)++] = (Jump){b, c};
+    for (int64_t m = 2 * b; m < nd; m += b)
+      if (!ly_add(acc[m], c, &acc[m]))
+        return false;
+  }
+  return true;
+}
+
+/* When sum stride * value over g (n digits) is a sum of per-dim functions
+ * on the static dims (numel elements), its simple digits, rebuilt from each
+ * axis's jumps, into out (at most room); -1 otherwise. */
+static int axis_digits(int rank, const int64_t *dims, int64_t numel, const LyDigit *g, int n, LyDigit *out,
+                       int room) {
+  int64_t axis[SEPARABLE_MAX_ELEMS + LY_MAX_RANK], idx[LY_MAX_RANK] = {0};
+  int start[LY_MAX_RANK + 1] = {0}, m = 0;
+  for (int d = 0; d < rank; d++) { /* f_d(i) = offset at i e_d */
+    start[d + 1] = start[d] + (int)dims[d];
+    for (int64_t i = 0; i < dims[d]; i++) {
+      idx[d] = i;
+      if (!digits_sum(g, n, rank, idx, &axis[start[d] + i]))
+        return -1;
+    }
+    idx[d] = 0;
+  }
+  for (int64_t e = 0; e < numel; e++) { /* separable: offset = sum_d f_d(i_d) */
+    int64_t f, sum = 0;
+    for (int d = 0; d < rank; d++)
+      if (!ly_add(sum, axis[start[d] + idx[d]], &sum))
+        return -1;
+    if (!digits_sum(g, n, rank, idx, &f) || f != sum)
+      return -1;
+    for (int d = rank - 1; d >= 0 && ++idx[d] == dims[d]; d--)
+      idx[d] = 0;
+  }
+  for (int d = 0; d < rank; d++) {
+    Jump j[2 * LY_MAX_DIGITS];
+    int nj, r;
+    if (dims[d] < 2)
+      continue;
+    if (!axis_jumps(axis + start[d], dims[d], j, &nj) ||
+        (r = jumps_to_digits(d, dims[d], j, nj, out + m, room - m)) < 0)
+      return -1;
+    m += r;
+  }
+  return m;
+}
+
+/* General digits that are, on a small static type, sums of per-dim
+ * functions become simple digits (`(2*d1 + d2) floordiv 2` on ?x?x2 is d1),
+ * one digit at a time and then the whole list: such a digit then spells the
+ * same list as its simple form does. Other general digits are left alone. */
+static int separate_general(int rank, const int64_t *dims, LyDigit *g, int n) {
+  bool general = false;
+  int64_t numel = 1, v;
+  for (int k = 0; k < n; k++) {
+    general = general || g[k].dim < 0;
+    if (g[k].stride == LY_DYNAMIC || !lyd_digit_expr_fits(&g[k], rank, dims, &v))
+      return n;
+  }
+  for (int d = 0; d < rank && general; d++)
+    if (dims[d] == LY_DYNAMIC || !ly_mul(numel, dims[d], &numel) || numel > SEPARABLE_MAX_ELEMS)
+      return n;
+  if (!general)
+    return n;
+  LyDigit out[LY_MAX_DIGITS];
+  general = false;
+  for (int k = 0; k < n; k++) {
+    int r = g[k].dim < 0 ? axis_digits(rank, dims, numel, &g[k], 1, out, LY_MAX_DIGITS - (n - 1)) : -1;
+    if (r < 0) {
+      general = general || g[k].dim < 0;
+      continue;
+    }
+    g[k--] = g[--n]; /* drop it (the moved digit is looked at next) */
+    memcpy(g + n, out, r * sizeof *out);
+    n += r;
+  }
+  int r = general ? axis_digits(rank, dims, numel, g, n, out, LY_MAX_DIGITS) : -1;
+  if (r < 0)
+    return n;
+  memcpy(g, out, r * sizeof *out);
+  return r;
+}
+
 int lyd_canonicalize(int rank, const int64_t *dims, LyDigit *g, int n, LyArena *scratch) {
   for (int d = 0; d < rank; d++)
     if (dims[d] == 0)
@@ -436,8 +658,11 @@ int lyd_canonicalize(int rank, const int64_t *dims, LyDigit *g, int n, LyArena *
       }
     m = expand_linear(rank, dims, g, n, &changed);
     if (!changed)
-      return n;
+      break;
   }
+  n = refine_simple(rank, dims, g, separate_general(rank, dims, g, n));
+  sort_digits(g, n, rank);
+  return n;
 }
 
 /* --- Interning ------------------------------------------------------------ */

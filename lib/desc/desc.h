@@ -178,7 +178,11 @@ int lyd_check_numel(int rank, const int64_t *dims);
 bool lyd_check_alloc_bits(int64_t alloc, LyElem elem);
 
 /* Canonicalises n digits in place; general digits' coefficients and nested
- * digits are copied into scratch. Returns the new count, -1 on OOM. */
+ * digits are copied into scratch. Returns the new count, -1 on OOM. Each
+ * dim's simple digits are rebuilt from the map's jumps (docs/descriptor.md),
+ * which can add digits: g needs room for LY_MAX_DIGITS, except when every dim
+ * has at most one simple digit and none is general (row-major lists), which
+ * never grow. */
 int lyd_canonicalize(int rank, const int64_t *dims, LyDigit *g, int n, LyArena *scratch);
 
 /* Structural equality of canonical digit lists. */

@@ -282,6 +282,148 @@ static bool try_tiled(const LyTypeImpl *t, LyBuf *out) {
   return false;
 }
 
+/* Whether the tiled spec s lowers to exactly t's digits and allocation. */
+static bool tiled_matches(const LyTypeImpl *t, const LySpec *s) {
+  LyDigit g[LY_MAX_DIGITS];
+  int64_t alloc;
+  LyArena scratch;
+  ly_arena_init(&scratch);
+  int n = lyd_tiled_digits(s, t->rank, t->dims, g, &alloc, &scratch);
+  bool same = n >= 0 && alloc == t->alloc && n == t->ndigits && lyd_digits_equal(t->rank, g, t->digits, n);
+  ly_arena_free(&scratch);
+  return same;
+}
+
+/* Builds an XLA tiling piece by piece from the digits in memory order
+ * (descending stride), for layouts the one- and two-tile reading misses
+ * (three tiles, blocks of blocks, dims smaller than their tile). A piece is
+ * a digit with its slot (the stride gap above it) or a gap (padding no digit
+ * explains: a tile of a dim whose count is 1). The first `pre` pieces are
+ * the count dims, in permutation order (each the top digit of its dim; a dim
+ * with none there has count 1 and goes first); every later piece is
+ * appended by one tile that splits it, with its dim's lower pieces, off the
+ * dim that holds them: tile size = the product of their slots. */
+typedef struct {
+  int dim; /* -1: a gap */
+  int64_t slot;
+  int64_t ext; /* a block padded to its slot by a later tile: its extent, else 0 */
+} Piece;
+
+/* Appends a tile of size `size` on the place `at` (1 on every later place). */
+static bool add_tile(LySpec *s, int at, int64_t size, int *cur) {
+  int kt = *cur - at;
+  if (s->ntiles == LY_MAX_TILES || kt > LY_MAX_RANK)
+    return false;
+  LyTile *tl = &s->tiles[s->ntiles++];
+  tl->n = kt;
+  tl->size[0] = size;
+  for (int j = 1; j < kt; j++)
+    tl->size[j] = 1;
+  *cur += kt;
+  return true;
+}
+
+static bool pieces_spec(const LyTypeImpl *t, const Piece *P, int n, int pre, LySpec *s) {
+  int r = t->rank, pos[LY_MAX_RANK], np = 0, cur = r;
+  bool in_pre[LY_MAX_RANK] = {0}, seen[LY_MAX_RANK] = {0}, has[LY_MAX_RANK] = {0};
+  for (int k = 0; k < n; k++)
+    if (P[k].dim >= 0)
+      has[P[k].dim] = true;
+  for (int k = 0; k < pre; k++) {
+    if (P[k].dim < 0 || in_pre[P[k].dim])
+      return false;
+    in_pre[P[k].dim] = true;
+  }
+  memset(s, 0, sizeof *s);
+  s->kind = LYS_TILED;
+  s->nperm = r;
+  for (int d = 0; d < r; d++)
+    if (!in_pre[d])
+      pos[d] = np, s->perm[np++] = d;
+  for (int k = 0; k < pre; k++)
+    pos[P[k].dim] = np, s->perm[np++] = P[k].dim, seen[P[k].dim] = true;
+  for (int k = pre; k < n; k++) {
+    int d = P[k].dim, at = 0;
+    int64_t size = 1, lower = 1;
+    if (d >= 0) {
+      for (int q = k + 1; q < n; q++)
+        if (P[q].dim == d && !ly_mul(lower, P[q].slot, &lower))
+          return false;
+      at = pos[d];
+      /* a padded block: split at its extent, then tile that by its slot */
+      if (P[k].ext) {
+        int first = cur;
+        if (!ly_mul(P[k].ext, lower, &size) || !add_tile(s, at, size, &cur))
+          return false;
+        at = first;
+      }
+      if (!ly_mul(P[k].slot, lower, &size))
+        return false;
+    } else { /* a gap: the count-1 place of a dim outside the prefix */
+      int e = 0;
+      while (e < r && (in_pre[e] || (has[e] && !seen[e])))
+        e++;
+      if (e == r)
+        return false;
+      size = P[k].slot;
+      for (int j = 0; j < np; j++)
+        if (s->perm[j] == e)
+          at = j;
+    }
+    int before = cur;
+    if (!add_tile(s, at, size, &cur))
+      return false;
+    if (d >= 0)
+      pos[d] = before, seen[d] = true;
+  }
+  return true;
+}
+
+/* The pieces of t in memory order; false when the strides do not nest. */
+static int tiled_pieces(const LyTypeImpl *t, bool pad, Piece *P) {
+  int n = t->ndigits, m = 0;
+  const LyDigit *D[LY_MAX_DIGITS];
+  for (int k = 0; k < n; k++)
+    if ((D[k] = &t->digits[k])->stride <= 0)
+      return -1;
+  qsort(D, n, sizeof *D, stride_desc);
+  int64_t above = t->alloc;
+  for (int k = 0; k < n; k++) {
+    if (above % D[k]->stride)
+      return -1;
+    int64_t slot = above / D[k]->stride;
+    int64_t ext = 0;
+    if (D[k]->wrap && k > 0 && slot > D[k]->ext) { /* a block padded by a later tile, or a gap above it */
+      if (pad || slot % D[k]->ext)
+        ext = D[k]->ext;
+      else
+        P[m++] = (Piece){-1, slot / D[k]->ext, 0}, slot = D[k]->ext;
+    }
+    P[m++] = (Piece){D[k]->dim, slot, ext};
+    above = D[k]->stride;
+  }
+  if (above > 1)
+    P[m++] = (Piece){-1, above, 0};
+  return m;
+}
+
+static bool try_tiled_pieces(const LyTypeImpl *t, LyBuf *out) {
+  Piece P[2 * LY_MAX_DIGITS + 1];
+  if (t->rank == 0 || t->base != 0 || !all_simple(t) || t->alloc <= 0)
+    return false;
+  for (int pad = 0; pad < 2; pad++) { /* padding above a block: a gap, else the block's own */
+    int n = tiled_pieces(t, pad, P);
+    for (int pre = t->rank < n ? t->rank : n; pre >= 0; pre--) {
+      LySpec s;
+      if (pieces_spec(t, P, n, pre, &s) && tiled_matches(t, &s)) {
+        print_tiled(&s, out);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 static bool try_row_major(const LyTypeImpl *t) {
   LyDigit g[LY_MAX_RANK];
   int64_t alloc;
@@ -394,7 +536,7 @@ void lyd_print_layout(const LyTypeImpl *t, LyBuf *out) {
     break;
   }
   if (lyd_is_static(t)) {
-    if (try_row_major(t) || try_tag(t, out) || try_tiled(t, out))
+    if (try_row_major(t) || try_tag(t, out) || try_tiled(t, out) || try_tiled_pieces(t, out))
       return;
   }
   if (try_strided(t, out))
