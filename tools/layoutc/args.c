@@ -423,6 +423,8 @@ const char *status_text(LyStatus s) {
   case LY_ERROR_DYNAMIC: return "the type has dynamic ('?') dims, strides or offset";
   case LY_ERROR_ANY: return "the layout is 'any' (not chosen yet): it has no geometry";
   case LY_ERROR_OPAQUE: return "the layout is opaque (layoutc does not interpret it): it has no geometry";
+  case LY_ERROR_MULTI_BUFFER:
+    return "the type is a multi-buffer encoding (sparse, packed or grouped): it has no single-buffer geometry";
   case LY_ERROR_RANGE: return "index out of range";
   case LY_ERROR_OVERFLOW: return "size overflows 64 bits";
   case LY_ERROR_UNKNOWN: return "too large to decide";
