@@ -221,6 +221,13 @@ bool print_type_facts(FILE *f, LyType t, bool json) {
 }
 
 int cmd_describe(Args *a) {
+  const char *blob = args_value(a, "--blob");
+  if (blob && a->noperands)
+    return usage_error(a->cmd, "describe takes a TYPE or --blob FILE, not both");
+  if (blob)
+    return describe_blob(a, blob);
+  if (!a->noperands)
+    return usage_error(a->cmd, "describe needs a TYPE (or --blob FILE)");
   LyContext ctx = new_context();
   LyType t = operand_type(ctx, a, 0);
   int rc = !lyTypeIsNull(t) && print_type_facts(stdout, t, args_has(a, "--json")) ? 0 : EXIT_BAD_INPUT;
