@@ -288,7 +288,16 @@ static bool printable(Reader *r, LyTypeImpl *t, LyDigit *g) {
   if (n < 0)
     return fail(r, r->off, "out of memory");
   t->ndigits = n;
-  return !lyd_check_sizes(t) || fail(r, 5, "the layout's sizes overflow 64 bits");
+  if (lyd_check_sizes(t))
+    return fail(r, 5, "the layout's sizes overflow 64 bits");
+  /* The printer relies on what the builders guarantee: offsets in range. */
+  int64_t lo, hi, end;
+  bool exact;
+  if (lyd_is_static(t) && (!lyd_offset_range(t->rank, t->dims, g, n, &lo, &hi, &exact) ||
+                           !ly_add(t->base, lo, &lo) || !ly_add(t->base, hi, &end) || lo < 0 ||
+                           (t->alloc && end >= t->alloc)))
+    return fail(r, 5, "the layout's offsets leave its allocation");
+  return true;
 }
 
 LyType lyTypeDeserialize(LyContext ctx, const void *blob, size_t len, const char *name) {

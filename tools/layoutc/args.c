@@ -176,7 +176,8 @@ int args_parse(const Command *c, int argc, char **argv, Args *a) {
                          c->min_operands == 1 ? "" : "s", a->noperands);
     if (a->noperands < c->min_operands)
       return usage_error(c, "'%s' takes at least %d operands, found %d", c->name, c->min_operands, a->noperands);
-    return usage_error(c, "'%s' takes at most %d operands, found %d", c->name, c->max_operands, a->noperands);
+    return usage_error(c, "'%s' takes at most %d operand%s, found %d", c->name, c->max_operands,
+                       c->max_operands == 1 ? "" : "s", a->noperands);
   }
   int stdin_uses = 0;
   for (int i = 0; i < a->noperands; i++)
