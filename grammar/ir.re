@@ -61,6 +61,9 @@ static void scan_type(LyiParser *p) {
       /* an affine_map's '->' is part of the type */
       if (!amap && q - p->cur >= 10 && !memcmp(q - 10, "affine_map", 10))
         amap = depth;
+      /* so are MLIR's sparse encoding's braces, '=' and '->' */
+      if (!amap && q - p->cur >= 22 && !memcmp(q - 22, "sparse_tensor.encoding", 22))
+        amap = depth;
     } else if (c == '>' && --depth == 0) {
       q++;
       break;
@@ -72,7 +75,7 @@ static void scan_type(LyiParser *p) {
       brace = 1; /* the RFC's tiled_layout<{0, 1}, ...> */
     } else if (c == '}' && brace) {
       brace = 0;
-    } else if (c == '{' || c == '}' || c == '=' || (c == '-' && q + 1 < p->lim && q[1] == '>')) {
+    } else if (!amap && (c == '{' || c == '}' || c == '=' || (c == '-' && q + 1 < p->lim && q[1] == '>'))) {
       break;
     }
     if (c != ' ' && c != '\t' && c != '\r' && c != '\n')

@@ -133,6 +133,7 @@ again:
     "#layout.general" { set_loc(p, loc); return LYT_M_GENERAL; }
     "#layout.memspace" { set_loc(p, loc); return LYT_M_MEMSPACE; }
     "#layout.opaque" { set_loc(p, loc); return LYT_M_OPAQUE; }
+    "#sparse_tensor.encoding" { set_loc(p, loc); return LYT_M_SPARSE; }
     "#layout." ident {
       set_loc(p, loc);
       lyp_error(p, tok_loc(p), "unknown layout attribute '%.*s' (expected #layout.any, #layout.tag, "
@@ -199,7 +200,7 @@ again:
     "?" { set_loc(p, loc); p->after_dim = true; return '?'; }
     [<([{] { set_loc(p, loc); return open_bracket(p, (char)p->tok[0]); }
     [>)\]}] { set_loc(p, loc); return close_bracket(p, (char)p->tok[0]); }
-    [,:*+\-] { set_loc(p, loc); return p->tok[0]; }
+    [,:*+\-=] { set_loc(p, loc); return p->tok[0]; }
     * {
       set_loc(p, loc);
       unsigned char c = (unsigned char)p->tok[0];

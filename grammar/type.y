@@ -47,6 +47,12 @@ static bool end_digit(LyParser *p, int64_t div, int64_t mod, int64_t stride, LYT
 static bool push_frame(LyParser *p, LYT_LTYPE l);
 static bool end_nested(LyParser *p, int64_t div, int64_t mod, LYT_LTYPE l);
 static bool scale_sub(LyParser *p, int64_t coef, LYT_LTYPE l);
+static bool begin_short(LyParser *p, const char *s, int len, LYT_LTYPE l);
+static bool enc_entry(LyParser *p, bool mlir, const char *k, int klen, int64_t v, const char *e, int elen,
+                      LYT_LTYPE kl, LYT_LTYPE vl);
+static bool add_level(LyParser *p, const LyAffNode *x, const char *s, int len, LYT_LTYPE xl, LYT_LTYPE l);
+static bool level_nm(LyParser *p, int64_t n, int64_t m, LYT_LTYPE l);
+static bool level_prop(LyParser *p, const char *s, int len, LYT_LTYPE l);
 #define CHECK(x) do { if (!(x)) YYABORT; } while (0)
 }
 
@@ -58,6 +64,7 @@ static bool scale_sub(LyParser *p, int64_t coef, LYT_LTYPE l);
 %token FLOORDIV "'floordiv'" MOD "'mod'" X "'x'" OPAQUE "'opaque'"
 %token M_ANY "'#layout.any'" M_TAG "'#layout.tag'" M_TILED "'#layout.tiled'" M_STRIDED "'#layout.strided'"
 %token M_GENERAL "'#layout.general'" M_MEMSPACE "'#layout.memspace'" M_OPAQUE "'#layout.opaque'"
+%token M_SPARSE "'#sparse_tensor.encoding'"
 %token <str> ALIAS "attribute alias"
 %token AFFINE_MAP "'affine_map'" CEILDIV "'ceildiv'" ARROW "'->'"
 
@@ -104,7 +111,56 @@ layout: TILED { CHECK(begin_layout(p, LYS_TILED, @1)); } '<' tiled_order tiled_i
         { p->ast.spec.tag = $4.s; p->ast.spec.tag_len = (size_t)$4.len; }
       | AFFINE_MAP { CHECK(begin_layout(p, LYS_AFFINE, @1)); }
         '<' '(' aff_dims_opt ')' aff_syms_opt ARROW '(' aff_results_opt ')' '>'
+      | IDENT { CHECK(begin_short(p, $1.s, $1.len, @1)); } short_opt
+      | M_SPARSE { CHECK(begin_layout(p, LYS_ENCODING, @1)); p->ast.spec.enc.kind = LYE_SPARSE; }
+        '<' '{' enc_entries '}' '>'
       ;
+
+/* Encodings (docs/language.md, sparse): oneDNN's short forms, csr<nnz: 12,
+ * index: i32, pointer: i32>, and MLIR's #sparse_tensor.encoding<{...}>. */
+short_opt: %empty
+         | '<' short_entries '>'
+         ;
+
+short_entries: short_entry
+             | short_entries ',' short_entry
+             ;
+
+short_entry: IDENT ':' INTEGER { CHECK(enc_entry(p, false, $1.s, $1.len, $3, NULL, 0, @1, @3)); }
+           | IDENT ':' '?'     { CHECK(enc_entry(p, false, $1.s, $1.len, LY_DYNAMIC, NULL, 0, @1, @3)); }
+           | IDENT ':' IDENT   { CHECK(enc_entry(p, false, $1.s, $1.len, 0, $3.s, $3.len, @1, @3)); }
+           ;
+
+enc_entries: enc_entry
+           | enc_entries ',' enc_entry
+           ;
+
+enc_entry: IDENT '=' '(' { CHECK(enc_entry(p, true, $1.s, $1.len, 0, "(", 1, @1, @3)); }
+           aff_dims_opt ')' ARROW '(' levels ')'
+         | IDENT '=' INTEGER { CHECK(enc_entry(p, true, $1.s, $1.len, $3, NULL, 0, @1, @3)); }
+         | IDENT '=' '?'     { CHECK(enc_entry(p, true, $1.s, $1.len, LY_DYNAMIC, NULL, 0, @1, @3)); }
+         ;
+
+levels: level
+      | levels ',' level
+      ;
+
+level: aexpr ':' IDENT { CHECK(add_level(p, $1, $3.s, $3.len, @1, @3)); } level_tail
+     ;
+
+level_tail: %empty
+          | '(' level_props ')'
+          | '(' INTEGER ',' INTEGER ')' { CHECK(level_nm(p, $2, $4, @2)); }
+          | level_nm_bracket
+          | level_nm_bracket '(' level_props ')'
+          ;
+
+level_nm_bracket: '[' INTEGER ',' INTEGER ']' { CHECK(level_nm(p, $2, $4, @2)); }
+                ;
+
+level_props: IDENT                 { CHECK(level_prop(p, $1.s, $1.len, @1)); }
+           | level_props ',' IDENT { CHECK(level_prop(p, $3.s, $3.len, @3)); }
+           ;
 
 /* MLIR's affine_map (memref layout semantics; docs/language.md §3.10) */
 aff_dims_opt: %empty
@@ -628,4 +684,166 @@ static const LyAffNode *aff_node(LyParser *p, LyAffKind k, int64_t v, const LyAf
   }
   *n = (LyAffNode){k, v, a, b, L(l)};
   return n;
+}
+
+/* --- Encodings ------------------------------------------------------------- */
+
+static bool word_is(const char *s, int len, const char *w) { return (int)strlen(w) == len && !memcmp(s, w, len); }
+
+/* A bare word as a layout: one of the encodings' short forms. */
+static bool begin_short(LyParser *p, const char *s, int len, LYT_LTYPE l) {
+  static const struct { const char *name; int kind, rank; } forms[] = {
+      {"csr", LYE_SPARSE, 1}, {"coo", LYE_SPARSE, 2}, {"packed", LYE_PACKED, 0},
+      {"grouped", LYE_GROUPED, 0}, {"host_scalar", LYE_HOST_SCALAR, 0}};
+  for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
+    if (word_is(s, len, forms[i].name)) {
+      if (!begin_layout(p, LYS_ENCODING, l))
+        return false;
+      p->ast.spec.enc.kind = forms[i].kind;
+      p->ast.spec.enc_keys |= forms[i].rank == 1 ? LYE_SHORT_CSR : forms[i].rank == 2 ? LYE_SHORT_COO : 0;
+      return true;
+    }
+  lyp_error(p, L(l), "unknown layout '%.*s' (expected a format tag in quotes, tiled_layout, strided, layout, "
+            "affine_map, any, opaque, csr, coo, packed, grouped or host_scalar)", len > 32 ? 32 : len, s);
+  return false;
+}
+
+/* Bits of an index element named in a short form ("i32"); -1 if not one. */
+static int index_bits(const char *s, int len) {
+  static const char *const names[] = {"i8", "i16", "i32", "i64"};
+  static const int bits[] = {8, 16, 32, 64};
+  for (int i = 0; i < 4; i++)
+    if (word_is(s, len, names[i]))
+      return bits[i];
+  return word_is(s, len, "index") ? 0 : -1;
+}
+
+/* Which keys each spelling takes: the short forms `key: value`, MLIR's
+ * `key = value`. */
+static unsigned entry_key(LyParser *p, bool mlir, const char *k, int len) {
+  static const struct { const char *name; unsigned key; int kinds; bool mlir; } keys[] = {
+      {"map", LYE_KEY_MAP, 1 << LYE_SPARSE, true},
+      {"posWidth", LYE_KEY_POS, 1 << LYE_SPARSE, true},
+      {"crdWidth", LYE_KEY_CRD, 1 << LYE_SPARSE, true},
+      {"nnz", LYE_KEY_NNZ, 1 << LYE_SPARSE, true},
+      {"nnz", LYE_KEY_NNZ, 1 << LYE_SPARSE | 1 << LYE_PACKED, false},
+      {"index", LYE_KEY_CRD, 1 << LYE_SPARSE, false},
+      {"pointer", LYE_KEY_POS, 1 << LYE_SPARSE, false},
+      {"variable_dim", LYE_KEY_VAR, 1 << LYE_GROUPED, false},
+      {"groups", LYE_KEY_GROUPS, 1 << LYE_GROUPED, false},
+      {"offsets", LYE_KEY_OFFSETS, 1 << LYE_GROUPED, false}};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    if (keys[i].mlir == mlir && (keys[i].kinds >> p->ast.spec.enc.kind & 1) && word_is(k, len, keys[i].name) &&
+        !((p->ast.spec.enc_keys & LYE_SHORT_COO) && keys[i].key == LYE_KEY_POS))
+      return keys[i].key;
+  return 0;
+}
+
+static bool enc_entry(LyParser *p, bool mlir, const char *k, int klen, int64_t v, const char *e, int elen,
+                      LYT_LTYPE kl, LYT_LTYPE vl) {
+  LySpec *sp = &p->ast.spec;
+  unsigned key = entry_key(p, mlir, k, klen);
+  if (!key) {
+    lyp_error(p, L(kl), "unknown key '%.*s' here", klen > 32 ? 32 : klen, k);
+    return false;
+  }
+  if (sp->enc_keys & key) {
+    lyp_error(p, L(kl), "'%.*s' is given twice", klen > 32 ? 32 : klen, k);
+    return false;
+  }
+  sp->enc_keys |= key;
+  bool is_map = e && *e == '(', is_elem = e && !is_map;
+  bool want_elem = !mlir && (key == LYE_KEY_POS || key == LYE_KEY_CRD || key == LYE_KEY_OFFSETS);
+  if ((key == LYE_KEY_MAP) != is_map || want_elem != is_elem || (v == LY_DYNAMIC && key != LYE_KEY_NNZ)) {
+    lyp_error(p, L(vl), "'%.*s' takes %s", klen > 32 ? 32 : klen, k,
+              key == LYE_KEY_MAP ? "a map, (d0, d1) -> (d0 : dense, d1 : compressed)"
+              : want_elem        ? "an index type: i8, i16, i32, i64 or index"
+              : key == LYE_KEY_NNZ ? "an integer or '?'" : "an integer");
+    return false;
+  }
+  int bits = is_elem ? index_bits(e, elen) : (int)(v > 64 ? -1 : v);
+  if (is_elem && bits < 0) {
+    lyp_error(p, L(vl), "'%.*s' is not an index type (i8, i16, i32, i64 or index)", elen > 32 ? 32 : elen, e);
+    return false;
+  }
+  LyLoc vloc = L(vl);
+  switch (key) {
+  case LYE_KEY_MAP: break;
+  case LYE_KEY_POS: sp->enc.pos_width = bits, sp->pos_loc = vloc; break;
+  case LYE_KEY_CRD: sp->enc.crd_width = bits, sp->crd_loc = vloc; break;
+  case LYE_KEY_OFFSETS: sp->enc.offsets_width = bits, sp->off_loc = vloc; break;
+  case LYE_KEY_NNZ: sp->enc.nnz = v, sp->nnz_loc = vloc; break;
+  case LYE_KEY_VAR: sp->enc.var_dim = v > LY_MAX_RANK ? LY_MAX_RANK : (int)v, sp->var_loc = vloc; break;
+  case LYE_KEY_GROUPS: sp->enc.groups = v, sp->group_loc = vloc; break;
+  }
+  if (mlir && (key == LYE_KEY_POS || key == LYE_KEY_CRD) && bits != 0 && bits != 8 && bits != 16 && bits != 32 &&
+      bits != 64) {
+    lyp_error(p, vloc, "%s must be 0 (index), 8, 16, 32 or 64", key == LYE_KEY_POS ? "posWidth" : "crdWidth");
+    return false;
+  }
+  return true;
+}
+
+/* A level `expr : format`: the expression must be a dim, `dim floordiv c`
+ * or `dim mod c` (the map's shape is checked when the type is built). */
+static bool add_level(LyParser *p, const LyAffNode *x, const char *s, int len, LYT_LTYPE xl, LYT_LTYPE l) {
+  static const char *const formats[] = {"dense", "compressed", "singleton", "loose_compressed", "structured",
+                                        "n_out_of_m"};
+  LySpec *sp = &p->ast.spec;
+  if (sp->enc.nlevels == LY_MAX_RANK) {
+    lyp_error(p, L(l), "an encoding has at most %d levels", LY_MAX_RANK);
+    return false;
+  }
+  LyLevel *v = &sp->enc.lvl[sp->enc.nlevels];
+  int f = 0;
+  while (f < 6 && !word_is(s, len, formats[f]))
+    f++;
+  if (f == 6) {
+    lyp_error(p, L(l), "unknown level format '%.*s' (expected dense, compressed, singleton, loose_compressed or "
+              "structured[n, m])", len > 32 ? 32 : len, s);
+    return false;
+  }
+  v->format = f > 4 ? LY_LEVEL_N_OUT_OF_M : f;
+  if (x->kind == LYA_DIM) {
+    v->expr = LYE_EXPR_DIM, v->dim = (int)x->v;
+  } else if ((x->kind == LYA_FLOORDIV || x->kind == LYA_MOD) && x->a->kind == LYA_DIM && x->b->kind == LYA_CONST) {
+    v->expr = x->kind == LYA_MOD ? LYE_EXPR_MOD : LYE_EXPR_FLOORDIV, v->dim = (int)x->a->v, v->c = x->b->v;
+  } else {
+    lyp_error(p, L(xl), "a level is a dim, 'dim floordiv c' or 'dim mod c'");
+    return false;
+  }
+  sp->lvl_loc[sp->enc.nlevels] = L(l);
+  sp->lvl_expr_loc[sp->enc.nlevels++] = L(xl);
+  return true;
+}
+
+static bool level_nm(LyParser *p, int64_t n, int64_t m, LYT_LTYPE l) {
+  LySpec *sp = &p->ast.spec;
+  LyLevel *v = &sp->enc.lvl[sp->enc.nlevels - 1];
+  if (v->format != LY_LEVEL_N_OUT_OF_M) {
+    lyp_error(p, L(l), "only a structured (n_out_of_m) level takes [n, m]");
+    return false;
+  }
+  if (n < 1 || m < 1 || n > m || m > 1024) {
+    lyp_error(p, L(l), "structured[n, m] needs 1 <= n <= m <= 1024");
+    return false;
+  }
+  v->n = (int)n, v->m = (int)m;
+  return true;
+}
+
+static bool level_prop(LyParser *p, const char *s, int len, LYT_LTYPE l) {
+  LyLevel *v = &p->ast.spec.enc.lvl[p->ast.spec.enc.nlevels - 1];
+  int bit = word_is(s, len, "nonunique") ? LY_LEVEL_NONUNIQUE : word_is(s, len, "nonordered") ? LY_LEVEL_NONORDERED
+            : word_is(s, len, "soa") ? LY_LEVEL_SOA : 0;
+  if (!bit) {
+    lyp_error(p, L(l), "unknown level property '%.*s' (expected nonunique, nonordered or soa)", len > 32 ? 32 : len, s);
+    return false;
+  }
+  if (v->props & bit) {
+    lyp_error(p, L(l), "level property '%.*s' is given twice", len, s);
+    return false;
+  }
+  v->props |= bit;
+  return true;
 }

@@ -55,7 +55,8 @@ typedef enum {
   LY_ERROR_NOMEM,     /* allocation failed */
   LY_ERROR_NOT_A_VIEW, /* a view query's answer: the operation needs a copy */
   LY_ERROR_OPAQUE,    /* the layout is opaque<"..."> : layoutc does not interpret it */
-  LY_ERROR_NOT_A_TENSOR /* an IR value's type that is not a tensor (index, i32, !dialect.t) */
+  LY_ERROR_NOT_A_TENSOR, /* an IR value's type that is not a tensor (index, i32, !dialect.t) */
+  LY_ERROR_MULTI_BUFFER /* a sparse, packed or grouped encoding: no single-buffer geometry */
 } LyStatus;
 
 /* The status's name, e.g. "LY_ERROR_RANGE" (static storage; "?" for a value
@@ -221,6 +222,80 @@ LAYOUTC_API LyStatus lyTypeTryReshapeStrided(LyContext ctx, LyType t, int rank, 
                                              LyType *view);
 LAYOUTC_API LyStatus lyTypeTrySlice(LyContext ctx, LyType t, const int64_t *offsets, const int64_t *sizes,
                                     LyType *view);
+
+
+/* --- Multi-buffer encodings and host scalars (docs/capi.md) ---------------- */
+/* A type's layout may be a multi-buffer encoding: MLIR's
+ * #sparse_tensor.encoding (and oneDNN's csr and coo spellings of it),
+ * oneDNN's packed and grouped encodings, or host_scalar. Single-buffer
+ * geometry (offsets, strides, allocation, views, repacks) refuses such types
+ * with LY_ERROR_MULTI_BUFFER (a host scalar keeps its one-element geometry);
+ * the queries below describe their buffers. */
+
+typedef enum {
+  LY_ENCODING_NONE,        /* one dense buffer */
+  LY_ENCODING_CSR,         /* sparse: exactly csr<...> */
+  LY_ENCODING_COO,         /* sparse: exactly coo<...> */
+  LY_ENCODING_SPARSE,      /* any other #sparse_tensor.encoding */
+  LY_ENCODING_PACKED,      /* oneDNN's packed: buffers chosen by the implementation */
+  LY_ENCODING_GROUPED,     /* values and cumulative group offsets */
+  LY_ENCODING_HOST_SCALAR  /* one element in host memory */
+} LyEncodingKind;
+
+typedef enum {
+  LY_LEVEL_DENSE, LY_LEVEL_COMPRESSED, LY_LEVEL_SINGLETON, LY_LEVEL_LOOSE_COMPRESSED, LY_LEVEL_N_OUT_OF_M
+} LyLevelFormat;
+/* Level properties (bits). */
+#define LY_LEVEL_NONUNIQUE 1
+#define LY_LEVEL_NONORDERED 2
+#define LY_LEVEL_SOA 4
+
+typedef enum { LY_BUFFER_VALUES, LY_BUFFER_POSITIONS, LY_BUFFER_COORDINATES, LY_BUFFER_OFFSETS } LyBufferRole;
+
+LAYOUTC_API LyEncodingKind lyTypeGetEncoding(LyType t);
+/* Buffers in MLIR's storage order: per level in level order its positions
+ * then its coordinates (a COO region's coordinates in one buffer unless soa),
+ * grouped offsets, values last. A dense type has one values buffer. -1 for
+ * packed (the implementation's choice). */
+LAYOUTC_API int lyTypeGetNumBuffers(LyType t);
+/* Buffer i's role, storage level (-1 when none) and element type. */
+LAYOUTC_API LyBufferRole lyTypeGetBufferRole(LyType t, int i);
+LAYOUTC_API int lyTypeGetBufferLevel(LyType t, int i);
+LAYOUTC_API LyElem lyTypeGetBufferElement(LyType t, int i);
+/* Buffer i's size in bytes: LY_ERROR_DYNAMIC when it depends on an unknown
+ * count (a '?' nnz or dim, or the entries of an inner compressed level),
+ * LY_ERROR_RANGE for a bad i. */
+LAYOUTC_API LyStatus lyTypeGetBufferSizeBytes(LyType t, int i, int64_t *out);
+/* Stored entries of a sparse or packed type (LY_ERROR_DYNAMIC when '?',
+ * LY_ERROR_INVALID for other types). */
+LAYOUTC_API LyStatus lyTypeGetNnz(LyType t, int64_t *out);
+/* The sparse encoding's levels (0 for other types). */
+LAYOUTC_API int lyTypeGetNumLevels(LyType t);
+LAYOUTC_API LyLevelFormat lyTypeGetLevelFormat(LyType t, int level);
+LAYOUTC_API unsigned lyTypeGetLevelProperties(LyType t, int level);
+/* n and m of an n_out_of_m level (0 otherwise). */
+LAYOUTC_API int lyTypeGetLevelStructuredN(LyType t, int level);
+LAYOUTC_API int lyTypeGetLevelStructuredM(LyType t, int level);
+/* The dim-to-level map: level `level` holds dim *dim, divided by *floordiv
+ * (or reduced mod *mod) when the map blocks it; both 0 for a plain dim.
+ * Returns -1 for a bad level. */
+LAYOUTC_API int lyTypeGetLevelDim(LyType t, int level, int64_t *floordiv, int64_t *mod);
+/* Bit widths of positions and coordinates; 0 means index (64-bit). */
+LAYOUTC_API int lyTypeGetPosWidth(LyType t);
+LAYOUTC_API int lyTypeGetCrdWidth(LyType t);
+/* Grouped: the varying dim and the group count (-1 for other types). */
+LAYOUTC_API int lyTypeGetGroupedDim(LyType t);
+LAYOUTC_API int64_t lyTypeGetGroupCount(LyType t);
+
+/* --- Blobs: a binary form of any type ----------------------------------------- */
+/* A versioned, little-endian byte string that deserializes, in any context,
+ * to the same type (in one context: the same handle). Serialize returns a
+ * malloc'd buffer (release with lyStringFree) and its length, NULL when
+ * memory is exhausted. Deserialize reports a malformed blob (truncated, bad
+ * magic or version, a value out of range, trailing bytes) with its byte
+ * offset and returns a null handle. */
+LAYOUTC_API unsigned char *lyTypeSerialize(LyType t, size_t *len);
+LAYOUTC_API LyType lyTypeDeserialize(LyContext ctx, const void *blob, size_t len, const char *name);
 
 #ifdef __cplusplus
 }

@@ -270,6 +270,7 @@ static bool need_static(LyDiagEngine *d, const LyTypeImpl *t) {
                lyd_is_foreign(t)    ? LYD_FOREIGN_WHY
                : t->kind == LYD_ANY ? "its layout is 'any' (not chosen yet)"
                : lyd_is_opaque(t) ? LYD_OPAQUE_WHY
+               : lyd_is_encoded(t) ? LYD_ENCODED_WHY
                                   : "it has dynamic ('?') dims, strides or offset");
   ly_buf_free(&b);
   return false;

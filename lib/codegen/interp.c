@@ -216,6 +216,8 @@ static LyStatus check_static(LyDiagEngine *d, const LyTypeImpl *t, const char *r
     return pair_error(d, LY_ERROR_ANY, role, t, ": its layout is 'any' (not chosen yet)", NULL, "");
   if (lyd_is_opaque(t))
     return pair_error(d, LY_ERROR_OPAQUE, role, t, ": " LYD_OPAQUE_WHY, NULL, "");
+  if (lyd_is_encoded(t))
+    return pair_error(d, LY_ERROR_MULTI_BUFFER, role, t, ": " LYD_ENCODED_WHY, NULL, "");
   if (!lyd_is_static(t))
     return pair_error(d, LY_ERROR_DYNAMIC, role, t, ": it has dynamic ('?') dims, strides or offset", NULL, "");
   return LY_OK;

@@ -1055,6 +1055,9 @@ const LyTypeImpl *lyd_build(LyCtx *ctx, const LyTypeAst *a) {
     case LYS_AFFINE:
       ok = build_affine(&b, &t, g);
       break;
+    case LYS_ENCODING:
+      ok = lyd_enc_build(ctx, a, &t, &b.scratch);
+      break;
     case LYS_OPAQUE: {
       /* A layout layoutc does not interpret (the RFC's "intel-mkl"): kept by
        * name, equal by name; geometry queries and relayouts refuse it. */

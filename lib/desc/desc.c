@@ -700,6 +700,8 @@ static uint64_t type_hash(const LyTypeImpl *t) {
     h = digit_hash(h, &t->digits[k], t->rank);
   if (t->symbolic)
     h = ly_hash_bytes(ly_hash_i64(h, 2), t->symbolic, strlen(t->symbolic));
+  if (t->enc)
+    h = lyd_enc_hash(ly_hash_i64(h, 3), t->enc);
   return h;
 }
 
@@ -719,7 +721,8 @@ static bool type_equal(const LyTypeImpl *a, const LyTypeImpl *b) {
          !memcmp(a->dims, b->dims, a->rank * sizeof(int64_t)) && a->ms_num == b->ms_num &&
          str_eq(a->ms_str, b->ms_str) && a->kind == b->kind && a->base == b->base &&
          a->alloc == b->alloc && a->ndigits == b->ndigits &&
-         lyd_digits_equal(a->rank, a->digits, b->digits, a->ndigits) && str_eq(a->symbolic, b->symbolic);
+         lyd_digits_equal(a->rank, a->digits, b->digits, a->ndigits) && str_eq(a->symbolic, b->symbolic) &&
+         lyd_enc_equal(a->enc, b->enc);
 }
 
 static bool grow(LyCtx *c) {
@@ -885,6 +888,8 @@ static const LyTypeImpl *intern_canonical(LyCtx *c, LyTypeImpl *t, LyDigit *digi
   if (t->ms_str && !(n->ms_str = ly_arena_strndup(&c->arena, t->ms_str, strlen(t->ms_str))))
     return NULL;
   if (t->symbolic && !(n->symbolic = ly_arena_strndup(&c->arena, t->symbolic, strlen(t->symbolic))))
+    return NULL;
+  if (t->enc && !(n->enc = ly_arena_dup(&c->arena, t->enc, sizeof *t->enc)))
     return NULL;
   if (c->count + 1 > c->nbuckets && !grow(c))
     return NULL;

@@ -47,7 +47,45 @@ typedef struct LyDigit {
 /* LYD_FOREIGN: not a tensor (`index`, `i32`, `memref<4xf32>`, `!dialect.t`):
  * a value type of the IR that layoutc carries through verbatim (symbolic
  * holds its text); it has no dims, layout or geometry. */
-typedef enum { LYD_DIGITS, LYD_ANY, LYD_SYMBOLIC, LYD_FOREIGN } LyLayoutKind;
+typedef enum { LYD_DIGITS, LYD_ANY, LYD_SYMBOLIC, LYD_ENCODED, LYD_FOREIGN } LyLayoutKind;
+
+/* --- Multi-buffer encodings (encoding.c; docs/language.md, sparse) ---------
+ * A sparse tensor in MLIR's sparse_tensor form (levels over a dim-to-level
+ * map that is a permutation or a block map), oneDNN's packed and grouped
+ * encodings and a host scalar. The buffers each one needs are derived from it
+ * (lyd_enc_buffers); they are not stored. */
+typedef enum { LYE_SPARSE = 1, LYE_PACKED, LYE_GROUPED, LYE_HOST_SCALAR } LyEncKind;
+typedef enum { LYE_EXPR_DIM, LYE_EXPR_FLOORDIV, LYE_EXPR_MOD } LyLevelExpr;
+
+typedef struct {
+  int format;  /* LyLevelFormat */
+  int props;   /* LY_LEVEL_NONUNIQUE | LY_LEVEL_NONORDERED | LY_LEVEL_SOA */
+  int expr;    /* LyLevelExpr: the level's coordinate is dim, dim floordiv c or dim mod c */
+  int dim;
+  int64_t c;   /* block size (floordiv, mod); 0 for a plain dim */
+  int n, m;    /* n_out_of_m */
+} LyLevel;
+
+typedef struct LyEncoding {
+  LyEncKind kind;
+  int nlevels;
+  LyLevel lvl[LY_MAX_RANK];
+  int pos_width, crd_width; /* bits; 0 is index (64-bit) */
+  int64_t nnz;              /* stored entries (sparse, packed); LY_DYNAMIC when '?' */
+  int var_dim;              /* grouped: the dim whose extent varies per group */
+  int64_t groups;           /* grouped: the number of groups */
+  int offsets_width;        /* grouped: bits of an offset */
+} LyEncoding;
+
+/* One buffer of a multi-buffer type, in MLIR's storage order. */
+typedef struct {
+  LyBufferRole role;
+  int level;          /* positions and coordinates; -1 otherwise */
+  LyElem elem;
+  int64_t size_bytes; /* LY_DYNAMIC when it depends on unknown counts */
+} LyBufferInfo;
+
+#define LYE_MAX_BUFFERS (2 * LY_MAX_RANK + 1)
 
 typedef struct LyTypeImpl {
   struct LyTypeImpl *next; /* intern chain */
@@ -66,6 +104,8 @@ typedef struct LyTypeImpl {
   /* LYD_SYMBOLIC: a tiled layout or format tag over dynamic dims, kept in
    * its canonical spelling (the geometry needs the dims). */
   const char *symbolic;
+  /* LYD_ENCODED */
+  const LyEncoding *enc;
 } LyTypeImpl;
 
 typedef struct LyCtx {
@@ -91,7 +131,7 @@ static inline LyType lyd_wrap(const LyTypeImpl *t) { return (LyType){t}; }
 /* --- Layout spellings (what the parser produces) --------------------------- */
 
 typedef enum {
-  LYS_NONE, LYS_ANY, LYS_TILED, LYS_STRIDED, LYS_TAG, LYS_GENERAL, LYS_OPAQUE, LYS_AFFINE
+  LYS_NONE, LYS_ANY, LYS_TILED, LYS_STRIDED, LYS_TAG, LYS_GENERAL, LYS_OPAQUE, LYS_AFFINE, LYS_ENCODING
 } LySpecKind;
 
 typedef struct {
@@ -135,7 +175,16 @@ typedef struct {
   int ndigits;
   LyDigit digits[LY_MAX_DIGITS];
   int64_t size; /* -1: not given */
+  /* LYS_ENCODING: the encoding as written, and where its parts are */
+  LyEncoding enc;
+  LyLoc lvl_loc[LY_MAX_RANK];  /* each level's format */
+  LyLoc lvl_expr_loc[LY_MAX_RANK];
+  LyLoc pos_loc, crd_loc, nnz_loc, group_loc, var_loc, off_loc;
+  unsigned enc_keys; /* LYE_KEY_* given */
 } LySpec;
+
+enum { LYE_KEY_MAP = 1, LYE_KEY_POS = 2, LYE_KEY_CRD = 4, LYE_KEY_NNZ = 8, LYE_KEY_VAR = 16, LYE_KEY_GROUPS = 32,
+       LYE_KEY_OFFSETS = 64, LYE_SHORT_CSR = 128, LYE_SHORT_COO = 256 };
 
 /* A parsed type before lowering. */
 typedef struct {
@@ -233,6 +282,23 @@ static inline bool lyd_same_dims(const LyTypeImpl *a, const LyTypeImpl *b) {
   return !lyd_is_foreign(a) && !lyd_is_foreign(b) && a->rank == b->rank &&
          !memcmp(a->dims, b->dims, (size_t)a->rank * sizeof a->dims[0]);
 }
+/* A multi-buffer encoding (sparse, packed, grouped) or a host scalar: the
+ * single-buffer geometry (offsets, strides, views, repacks) does not apply. */
+static inline bool lyd_is_encoded(const LyTypeImpl *t) { return t->kind == LYD_ENCODED; }
+#define LYD_ENCODED_WHY "the type is a multi-buffer encoding (sparse, packed or grouped) or a host scalar: " \
+                        "it has no single-buffer geometry"
+
+/* Encodings (encoding.c). Validates the parsed encoding against the type's
+ * dims with located diagnostics and fills t->enc (in scratch). */
+bool lyd_enc_build(LyCtx *ctx, const LyTypeAst *a, LyTypeImpl *t, LyArena *scratch);
+uint64_t lyd_enc_hash(uint64_t h, const LyEncoding *e);
+bool lyd_enc_equal(const LyEncoding *a, const LyEncoding *b);
+/* The encoding's spelling: the short oneDNN form when it is exactly one. */
+void lyd_enc_print(const LyTypeImpl *t, LyBuf *out);
+/* MLIR's #sparse_tensor.encoding form (sparse encodings; others as above). */
+void lyd_enc_print_mlir(const LyTypeImpl *t, LyBuf *out);
+/* The buffers in storage order; -1 when the implementation chooses them (packed). */
+int lyd_enc_buffers(const LyTypeImpl *t, LyBufferInfo *out);
 
 /* True when every dim is static and the layout is digits with static strides. */
 bool lyd_is_static(const LyTypeImpl *t);

@@ -532,6 +532,9 @@ void lyd_print_layout(const LyTypeImpl *t, LyBuf *out) {
     return;
   case LYD_FOREIGN: /* no layout */
     return;
+  case LYD_ENCODED:
+    lyd_enc_print(t, out);
+    return;
   case LYD_DIGITS:
     break;
   }
@@ -589,6 +592,16 @@ void lyd_print_mlir(const LyTypeImpl *t, LyBuf *out) {
     ly_buf_puts(out, "x");
   }
   ly_buf_puts(out, lyElemGetName(t->elem));
+  if (lyd_is_encoded(t)) { /* MLIR's own attribute, then the memory space as ours */
+    ly_buf_puts(out, ", ");
+    lyd_enc_print_mlir(t, out);
+    if (t->ms_str)
+      ly_buf_printf(out, ", #layout.memspace<\"%s\">", t->ms_str);
+    else if (t->ms_num)
+      ly_buf_printf(out, ", #layout.memspace<%lld>", (long long)t->ms_num);
+    ly_buf_puts(out, ">");
+    return;
+  }
   LyBuf l, ms;
   ly_buf_init(&l);
   ly_buf_init(&ms);

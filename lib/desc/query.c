@@ -48,6 +48,8 @@ int lyTypeIsDynamic(LyType t) {
   for (int d = 0; d < x->rank; d++)
     if (x->dims[d] == LY_DYNAMIC)
       return 1;
+  if (lyd_is_encoded(x))
+    return x->enc->nnz == LY_DYNAMIC && x->enc->kind != LYE_GROUPED && x->enc->kind != LYE_HOST_SCALAR;
   if (x->kind != LYD_DIGITS)
     return 0;
   return !lyd_is_static(x);
@@ -61,6 +63,8 @@ static LyStatus need_static(const LyTypeImpl *x) {
     return LY_ERROR_ANY;
   if (lyd_is_opaque(x))
     return LY_ERROR_OPAQUE;
+  if (lyd_is_encoded(x)) /* a host scalar is one element at offset 0 */
+    return x->enc->kind == LYE_HOST_SCALAR ? LY_OK : LY_ERROR_MULTI_BUFFER;
   return lyd_is_static(x) ? LY_OK : LY_ERROR_DYNAMIC;
 }
 
@@ -114,6 +118,8 @@ int lyTypeIsContiguous(LyType t) {
   const LyTypeImpl *x = lyd_type(t);
   if (x->kind == LYD_SYMBOLIC)
     return x->symbolic[0] == 0; /* row-major over dynamic dims (never opaque) */
+  if (lyd_is_encoded(x))
+    return x->enc->kind == LYE_HOST_SCALAR;
   if (x->kind != LYD_DIGITS || x->base != 0)
     return 0;
   LyDigit rm[LY_MAX_RANK];
@@ -388,6 +394,8 @@ LyStatus lyTypeGetStrides(LyType t, int64_t *strides, int64_t *offset) {
     return LY_ERROR_ANY;
   if (lyd_is_opaque(x))
     return LY_ERROR_OPAQUE;
+  if (lyd_is_encoded(x))
+    return LY_ERROR_MULTI_BUFFER;
   if (x->kind != LYD_DIGITS)
     return LY_ERROR_DYNAMIC;
   if (!lyd_plain_strides(x, strides))

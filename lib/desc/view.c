@@ -64,8 +64,8 @@ static bool need_static(View *v, const char *what) {
     verror(v, "cannot %s a tensor whose layout is 'any' (not chosen yet)", what);
     return false;
   }
-  if (lyd_is_opaque(v->src)) {
-    verror(v, "cannot %s a tensor: %s", what, LYD_OPAQUE_WHY);
+  if (lyd_is_opaque(v->src) || lyd_is_encoded(v->src)) {
+    verror(v, "cannot %s a tensor: %s", what, lyd_is_opaque(v->src) ? LYD_OPAQUE_WHY : LYD_ENCODED_WHY);
     return false;
   }
   if (!lyd_is_static(v->src)) {

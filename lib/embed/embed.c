@@ -10,7 +10,7 @@ LAYOUTC_API const char *lyStatusGetString(LyStatus s) {
   static const char *const names[] = {
       "LY_OK",           "LY_ERROR_INVALID",  "LY_ERROR_DYNAMIC",  "LY_ERROR_ANY",        "LY_ERROR_RANGE",
       "LY_ERROR_OVERFLOW", "LY_ERROR_UNKNOWN", "LY_ERROR_NOMEM", "LY_ERROR_NOT_A_VIEW",
-      "LY_ERROR_OPAQUE",   "LY_ERROR_NOT_A_TENSOR"};
+      "LY_ERROR_OPAQUE",   "LY_ERROR_NOT_A_TENSOR", "LY_ERROR_MULTI_BUFFER"};
   if ((unsigned)s >= sizeof names / sizeof names[0])
     return "?";
   return names[s];

@@ -283,6 +283,11 @@ static bool verify_relayout(LyirModule *m, const LyirOp *op) {
              lyd_is_opaque(in) ? "from" : "to");
     return false;
   }
+  if (in != out && out->kind != LYD_ANY && (lyd_is_encoded(in) || lyd_is_encoded(out))) {
+    op_error(m, op, op->result_type_locs[0], "cannot copy %s this type: " LYD_ENCODED_WHY,
+             lyd_is_encoded(in) ? "from" : "to");
+    return false;
+  }
   if (same_dims(in, out))
     return true;
   LyBuf a, b;

@@ -175,6 +175,8 @@ static bool cands_has(const Cands *c, const LyTypeImpl *t) {
 static bool cands_add(Cands *c, const LyTypeImpl *t) {
   if (!t || t->kind == LYD_ANY || c->n == MAX_CANDS || cands_has(c, t))
     return false;
+  if (lyd_is_encoded(t) && c->n) /* no kernel converts to or from one: only as the declared layout */
+    return false;
   if (t->kind == LYD_DIGITS && lyd_is_static(t)) {
     int inj = 0;
     if (lyTypeIsInjective(lyd_wrap(t), &inj) != LY_OK || !inj)

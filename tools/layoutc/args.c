@@ -176,7 +176,8 @@ int args_parse(const Command *c, int argc, char **argv, Args *a) {
                          c->min_operands == 1 ? "" : "s", a->noperands);
     if (a->noperands < c->min_operands)
       return usage_error(c, "'%s' takes at least %d operands, found %d", c->name, c->min_operands, a->noperands);
-    return usage_error(c, "'%s' takes at most %d operands, found %d", c->name, c->max_operands, a->noperands);
+    return usage_error(c, "'%s' takes at most %d operand%s, found %d", c->name, c->max_operands,
+                       c->max_operands == 1 ? "" : "s", a->noperands);
   }
   int stdin_uses = 0;
   for (int i = 0; i < a->noperands; i++)
@@ -424,6 +425,8 @@ const char *status_text(LyStatus s) {
   case LY_ERROR_ANY: return "the layout is 'any' (not chosen yet): it has no geometry";
   case LY_ERROR_OPAQUE: return "the layout is opaque (layoutc does not interpret it): it has no geometry";
   case LY_ERROR_NOT_A_TENSOR: return "the type is not a tensor: it has no layout";
+  case LY_ERROR_MULTI_BUFFER:
+    return "the type is a multi-buffer encoding (sparse, packed or grouped): it has no single-buffer geometry";
   case LY_ERROR_RANGE: return "index out of range";
   case LY_ERROR_OVERFLOW: return "size overflows 64 bits";
   case LY_ERROR_UNKNOWN: return "too large to decide";

@@ -56,6 +56,7 @@ static void print_strides(FILE *f, const Facts *x, const int64_t *strides, int j
           : x->strides_s == LY_ERROR_DYNAMIC ? "unknown (the layout depends on dynamic dims)"
           : x->strides_s == LY_ERROR_ANY     ? "none (the layout is 'any')"
           : x->strides_s == LY_ERROR_OPAQUE  ? "none (the layout is opaque)"
+          : x->strides_s == LY_ERROR_MULTI_BUFFER ? "none (a multi-buffer encoding)"
                                              : "none (not one stride per dim)",
           f);
     return;
@@ -124,6 +125,88 @@ static void print_memspace(FILE *f, LyType t, int json) {
   }
 }
 
+/* The buffers (docs/language.md, encodings): role, level, element and size of
+ * each, in MLIR's storage order; null (JSON) when the implementation
+ * chooses them (packed). */
+static void print_buffers(FILE *f, LyType t, int json) {
+  static const char *const roles[] = {"values", "positions", "coordinates", "offsets"};
+  int n = lyTypeGetNumBuffers(t);
+  if (n < 0) {
+    fputs(json ? "null" : "chosen by the implementation (packed)", f);
+    return;
+  }
+  fputs(json ? "[" : "", f);
+  for (int i = 0; i < n; i++) {
+    int64_t bytes;
+    LyStatus s = lyTypeGetBufferSizeBytes(t, i, &bytes);
+    int level = lyTypeGetBufferLevel(t, i);
+    const char *role = roles[lyTypeGetBufferRole(t, i)], *elem = lyElemGetName(lyTypeGetBufferElement(t, i));
+    if (json) {
+      fprintf(f, "%s{\"role\": \"%s\", ", i ? ", " : "", role);
+      if (level >= 0)
+        fprintf(f, "\"level\": %d, ", level);
+      fprintf(f, "\"element\": \"%s\", \"size_bytes\": ", elem);
+      print_value(f, s, bytes, 1);
+      fputc('}', f);
+    } else {
+      fprintf(f, "\nbuffer %d: %s", i, role);
+      if (level >= 0)
+        fprintf(f, " level %d", level);
+      fprintf(f, " %s ", elem);
+      print_value(f, s, bytes, 0);
+      fputs(s == LY_OK ? " bytes" : " bytes", f);
+    }
+  }
+  fputs(json ? "]" : "", f);
+}
+
+/* Total bytes of a multi-buffer type, when every buffer's size is known. */
+static LyStatus total_bytes(LyType t, int64_t *out) {
+  int n = lyTypeGetNumBuffers(t);
+  int64_t sum = 0, b;
+  if (n < 0)
+    return LY_ERROR_ANY;
+  for (int i = 0; i < n; i++) {
+    LyStatus s = lyTypeGetBufferSizeBytes(t, i, &b);
+    if (s != LY_OK)
+      return s;
+    if (__builtin_add_overflow(sum, b, &sum))
+      return LY_ERROR_OVERFLOW;
+  }
+  *out = sum;
+  return LY_OK;
+}
+
+/* Only for encoded types: a dense type's one buffer is its size_bytes, and
+ * its keys stay as they were. */
+static void print_encoding(FILE *f, LyType t, int json) {
+  static const char *const kinds[] = {"none", "csr", "coo", "sparse", "packed", "grouped", "host_scalar"};
+  if (lyTypeGetEncoding(t) == LY_ENCODING_NONE)
+    return;
+  int64_t nnz;
+  LyStatus s = lyTypeGetNnz(t, &nnz);
+  if (json) {
+    fprintf(f, ", \"encoding\": \"%s\"", kinds[lyTypeGetEncoding(t)]);
+    if (s != LY_ERROR_INVALID) {
+      fputs(", \"nnz\": ", f);
+      print_value(f, s, nnz, 1);
+    }
+    if (lyTypeGetNumLevels(t))
+      fprintf(f, ", \"posWidth\": %d, \"crdWidth\": %d", lyTypeGetPosWidth(t), lyTypeGetCrdWidth(t));
+    fputs(", \"buffers\": ", f);
+  } else {
+    fprintf(f, "\nencoding: %s", kinds[lyTypeGetEncoding(t)]);
+    if (s != LY_ERROR_INVALID) {
+      fputs("\nnnz: ", f);
+      print_value(f, s, nnz, 0);
+    }
+    if (lyTypeGetNumLevels(t))
+      fprintf(f, "\nposWidth: %d\ncrdWidth: %d", lyTypeGetPosWidth(t), lyTypeGetCrdWidth(t));
+    fprintf(f, "\nbuffers: %d", lyTypeGetNumBuffers(t));
+  }
+  print_buffers(f, t, json);
+}
+
 bool print_type_facts(FILE *f, LyType t, bool json) {
   Facts x = {.rank = lyTypeGetRank(t)};
   x.type = lyTypeToString(t);
@@ -134,6 +217,8 @@ bool print_type_facts(FILE *f, LyType t, bool json) {
   x.strides_s = lyTypeGetStrides(t, x.strides, &x.offset);
   x.blocking_s = lyTypeGetBlocking(t, &x.blocking);
   split_strides(&x, lyElemGetBits(lyTypeGetElement(t)));
+  if (x.bytes_s == LY_ERROR_MULTI_BUFFER) /* the sum of its buffers */
+    x.bytes_s = total_bytes(t, &x.bytes);
   if (!x.type) {
     driver_error("out of memory");
     return false;
@@ -158,6 +243,7 @@ bool print_type_facts(FILE *f, LyType t, bool json) {
     print_strides(f, &x, x.strides, 1);
     fputs(", \"offset\": ", f);
     print_value(f, x.strides_s == LY_OK && x.offset != LY_DYNAMIC ? LY_OK : LY_ERROR_DYNAMIC, x.offset, 1);
+    print_encoding(f, t, 1);
     /* Keys added later go after "hash": existing consumers match prefixes. */
     fprintf(f, ", \"hash\": \"0x%016" PRIx64 "\", \"strides_elements\": ", lyTypeGetHash(t));
     print_strides(f, &x, x.elem_strides, 1);
@@ -189,6 +275,7 @@ bool print_type_facts(FILE *f, LyType t, bool json) {
     }
     fputs("\nblocking: ", f);
     print_blocking(f, &x, 0);
+    print_encoding(f, t, 0);
     fprintf(f, "\nhash: 0x%016" PRIx64 "\n", lyTypeGetHash(t));
   }
   lyStringFree(x.type);
@@ -196,6 +283,13 @@ bool print_type_facts(FILE *f, LyType t, bool json) {
 }
 
 int cmd_describe(Args *a) {
+  const char *blob = args_value(a, "--blob");
+  if (blob && a->noperands)
+    return usage_error(a->cmd, "describe takes a TYPE or --blob FILE, not both");
+  if (blob)
+    return describe_blob(a, blob);
+  if (!a->noperands)
+    return usage_error(a->cmd, "describe needs a TYPE (or --blob FILE)");
   LyContext ctx = new_context();
   LyType t = operand_type(ctx, a, 0);
   int rc = !lyTypeIsNull(t) && print_type_facts(stdout, t, args_has(a, "--json")) ? 0 : EXIT_BAD_INPUT;

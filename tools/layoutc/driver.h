@@ -152,6 +152,8 @@ bool verify_chunk(const Chunk *ch, Capture *c, const char *file_name);
 /* --- Commands -------------------------------------------------------------- */
 
 int cmd_describe(Args *a);
+int cmd_blob(Args *a);
+int describe_blob(Args *a, const char *path);
 int cmd_offset(Args *a);
 int cmd_parse(Args *a);
 int cmd_reshape(Args *a);

@@ -11,6 +11,10 @@
 
 static const OptSpec json_only[] = {{"--json", OPT_FLAG, "one JSON object (describe --json's shape)"}, {NULL}};
 static const OptSpec no_opts[] = {{NULL}};
+static const OptSpec describe_opts[] = {{"--json", OPT_FLAG, "one JSON object"},
+                                        {"--blob", OPT_VALUE, "describe the type a blob file holds (layoutc blob)"},
+                                        {NULL}};
+static const OptSpec blob_opts[] = {{"-o", OPT_VALUE, "the blob file to write"}, {NULL}};
 static const OptSpec equal_opts[] = {{"--json", OPT_FLAG, "{\"equal\": true|false, \"a\": ..., \"b\": ...}"}, {NULL}};
 static const OptSpec offset_opts[] = {
     {"--all", OPT_FLAG, "the offsets of all elements in row-major logical order"},
@@ -64,7 +68,10 @@ static const char types_help[] =
     "and '--' ends the options. Diagnostics name operand N as <arg N>.\n";
 
 const Command commands[] = {
-    {"describe", cmd_describe, "TYPE [--json]", "the canonical type and its geometry", types_help, json_only, 1, 1},
+    {"describe", cmd_describe, "(TYPE | --blob FILE) [--json]", "the canonical type and its geometry", types_help,
+     describe_opts, 0, 1},
+    {"blob", cmd_blob, "TYPE -o FILE", "the type's binary form (versioned, little-endian), written to FILE",
+     types_help, blob_opts, 1, 1},
     {"offset", cmd_offset, "TYPE (IDX... | --all) [--json]", "the element offset of each index (e.g. 1,2,3)",
      types_help, offset_opts, 1, -1},
     {"parse", cmd_parse, "FILE [--split-input-file] [--verify-diagnostics]",
