@@ -157,7 +157,11 @@ static void gen_general(Bytes *b, int rank, Text *t) {
   put(t, ">");
 }
 
-static const char *const elems[] = {"f32", "f16", "bf16", "i8", "i4", "i2", "i1", "f64", "i32"};
+/* The original nine first (the corpus keeps its meaning), then the rest. */
+static const char *const elems[] = {"f32", "f16", "bf16", "i8", "i4", "i2", "i1", "f64", "i32",
+                                    "i16", "i64", "ui8", "si32", "ui64", "index", "tf32", "f8E4M3FN",
+                                    "f8E5M2", "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3B11FNUZ", "f8E8M0FNU",
+                                    "f6E2M3FN", "f6E3M2FN", "f4E2M1FN", "complex<f16>", "complex<f64>"};
 
 static LyType gen_type(LyContext ctx, Bytes *b, Text *t) {
   int rank = pick(b, 5);

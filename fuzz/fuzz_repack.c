@@ -46,6 +46,11 @@ static const char *const pairs[][2] = {
     {"bf16", "f8E5M2"}, {"i4", "i4"},     {"i2", "i2"},       {"i1", "i1"},         {"i4", "i8"},
     {"i8", "i4"},     {"i4", "f32"},      {"f32", "i4"},      {"i1", "f32"},        {"i2", "bf16"},
     {"f64", "bf16"},  {"i16", "f64"},     {"f8E4M3FN", "f8E4M3FN"},
+    /* MLIR's signedness and index, tf32, FNUZ/E8M0/f6/f4 (f6 straddles bytes), complex */
+    {"ui8", "f32"},   {"f32", "ui8"},     {"si16", "ui32"},   {"index", "f64"},     {"tf32", "bf16"},
+    {"f32", "tf32"},  {"f6E2M3FN", "f6E2M3FN"}, {"f6E3M2FN", "f32"}, {"f32", "f6E2M3FN"}, {"f4E2M1FN", "f16"},
+    {"f8E8M0FNU", "f32"}, {"f32", "f8E4M3FNUZ"}, {"f8E5M2FNUZ", "f8E4M3B11FNUZ"}, {"complex<f32>", "complex<f32>"},
+    {"complex<f64>", "complex<f16>"},
 };
 
 /* Marks the bits each element of t occupies (small types: every index). */
