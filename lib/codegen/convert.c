@@ -40,7 +40,9 @@ static bool is_int(LyElem e) { return lyElemGetKind(e) <= LY_ELEM_KIND_UNSIGNED;
 static bool is_unsigned(LyElem e) { return lyElemGetKind(e) == LY_ELEM_KIND_UNSIGNED; }
 
 static LLVMTypeRef int_of(LycIR *ir, int bits) {
-  return bits <= 8 ? ir->i8 : bits <= 16 ? ir->i16 : bits <= 32 ? ir->i32 : bits <= 64 ? ir->i64 : LLVMIntTypeInContext(ir->c, (unsigned)bits);
+  if (bits > 64) /* complex<f64>: both halves */
+    return LLVMIntTypeInContext(ir->c, (unsigned)bits);
+  return bits <= 8 ? ir->i8 : bits <= 16 ? ir->i16 : bits <= 32 ? ir->i32 : ir->i64;
 }
 
 /* ===== Integers ============================================================== */
@@ -113,11 +115,14 @@ static LLVMValueRef small_to_f32(LycIR *ir, Fmt f, LLVMValueRef v, int n) {
   int tb = f.ebits + f.mbits;
   LLVMValueRef x = LLVMBuildZExt(b, v, vt(i32, n), "");
   LLVMValueRef s = LLVMBuildShl(b, LLVMBuildAnd(b, x, kint(i32, 1ULL << tb, n), ""), kint(i32, (uint64_t)(31 - tb), n), "");
-  LLVMValueRef e = LLVMBuildAnd(b, LLVMBuildLShr(b, x, kint(i32, (uint64_t)f.mbits, n), ""), kint(i32, (1ULL << f.ebits) - 1, n), "");
+  LLVMValueRef e = LLVMBuildLShr(b, x, kint(i32, (uint64_t)f.mbits, n), "");
+  e = LLVMBuildAnd(b, e, kint(i32, (1ULL << f.ebits) - 1, n), "");
   LLVMValueRef m = LLVMBuildAnd(b, x, kint(i32, (1ULL << f.mbits) - 1, n), "");
-  LLVMValueRef normal = LLVMBuildOr(b, LLVMBuildShl(b, LLVMBuildAdd(b, e, kint(i32, (uint64_t)(127 - f.bias), n), ""), kint(i32, 23, n), ""),
+  LLVMValueRef rebias = LLVMBuildAdd(b, e, kint(i32, (uint64_t)(127 - f.bias), n), "");
+  LLVMValueRef normal = LLVMBuildOr(b, LLVMBuildShl(b, rebias, kint(i32, 23, n), ""),
                                     LLVMBuildShl(b, m, kint(i32, (uint64_t)(23 - f.mbits), n), ""), "");
-  LLVMValueRef sub = LLVMBuildFMul(b, LLVMBuildUIToFP(b, m, vt(ir->f32, n), ""), kfp(ir->f32, ldexp(1, 1 - f.bias - f.mbits), n), "");
+  LLVMValueRef sub = LLVMBuildFMul(b, LLVMBuildUIToFP(b, m, vt(ir->f32, n), ""),
+                                   kfp(ir->f32, ldexp(1, 1 - f.bias - f.mbits), n), "");
   sub = LLVMBuildBitCast(b, sub, vt(i32, n), "");
   LLVMValueRef mag = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, e, kint(i32, 0, n), ""), sub, normal, "");
   LLVMValueRef r = LLVMBuildOr(b, s, mag, "");
@@ -206,13 +211,15 @@ static LLVMValueRef encode_narrow(LycIR *ir, LLVMValueRef x, Fmt t, int n) {
   LLVMValueRef inf = LLVMBuildICmp(b, LLVMIntEQ, a, kint(ie, inf_src, n), "");
   LLVMValueRef nan = LLVMBuildICmp(b, LLVMIntUGT, a, kint(ie, inf_src, n), "");
   r = LLVMBuildSelect(b, LLVMBuildOr(b, over, inf, ""), kint(ie, top, n), r, "");
-  LLVMValueRef sign = LLVMBuildShl(b, LLVMBuildLShr(b, bits, kint(ie, (uint64_t)(W - 1), n), ""), kint(ie, (uint64_t)(tbits - 1), n), "");
+  LLVMValueRef sign = LLVMBuildLShr(b, bits, kint(ie, (uint64_t)(W - 1), n), "");
+  sign = LLVMBuildShl(b, sign, kint(ie, (uint64_t)(tbits - 1), n), "");
   if (t.kind == FMT_FNUZ) /* no -0: a zero result drops the sign */
     sign = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, r, kint(ie, 0, n), ""), kint(ie, 0, n), sign, "");
   r = LLVMBuildOr(b, r, sign, "");
   LLVMValueRef qnan;
   if (t.kind == FMT_IEEE) {
-    LLVMValueRef payload = LLVMBuildAnd(b, LLVMBuildLShr(b, a, kint(ie, (uint64_t)sh, n), ""), kint(ie, (1ULL << t.mbits) - 1, n), "");
+    LLVMValueRef payload = LLVMBuildLShr(b, a, kint(ie, (uint64_t)sh, n), "");
+    payload = LLVMBuildAnd(b, payload, kint(ie, (1ULL << t.mbits) - 1, n), "");
     qnan = LLVMBuildOr(b, LLVMBuildOr(b, payload, kint(ie, inf_t | 1ULL << (t.mbits - 1), n), ""), sign, "");
   } else if (t.kind == FMT_FN) {
     qnan = LLVMBuildOr(b, kint(ie, maxmag, n), sign, "");
@@ -318,9 +325,11 @@ static LLVMValueRef int_round_value(LycIR *ir, LLVMValueRef x, int sig, bool uns
                                 LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntEQ, rem, half, ""),
                                              LLVMBuildTrunc(b, q, vt(ir->i1, n), ""), ""), "");
   q = LLVMBuildAdd(b, q, LLVMBuildZExt(b, up, it, ""), "");
-  /* q may have carried to 2^(sig); q << s stays below 2^W+1: use f32 scaling */
+  /* q may have carried to 2^sig, and q << s can reach 2^W (ui64): scale in
+   * f32 by 2^s instead, exactly. */
   LLVMValueRef f = LLVMBuildUIToFP(b, q, vt(ir->f32, n), "");
-  LLVMValueRef scale = LLVMBuildBitCast(b, LLVMBuildShl(b, LLVMBuildAdd(b, LLVMBuildTrunc(b, s, vt(ir->i32, n), ""), kint(ir->i32, 127, n), ""), kint(ir->i32, 23, n), ""), vt(ir->f32, n), "");
+  LLVMValueRef e = LLVMBuildAdd(b, LLVMBuildTrunc(b, s, vt(ir->i32, n), ""), kint(ir->i32, 127, n), "");
+  LLVMValueRef scale = LLVMBuildBitCast(b, LLVMBuildShl(b, e, kint(ir->i32, 23, n), ""), vt(ir->f32, n), "");
   f = LLVMBuildSelect(b, big, LLVMBuildFMul(b, f, scale, ""), LLVMBuildUIToFP(b, a, vt(ir->f32, n), ""), "");
   return LLVMBuildSelect(b, neg, LLVMBuildFNeg(b, f, ""), f, "");
 }
@@ -329,8 +338,10 @@ static LLVMValueRef int_to_float(LycIR *ir, LyElem from, LyElem to, LLVMValueRef
   bool wide = int_wide(from), uns = is_unsigned(from);
   LLVMValueRef x = int_in(ir, from, v, wide, n);
   LLVMTypeRef f32 = vt(ir->f32, n);
-  if (to == LY_ELEM_F64)
-    return float_out(ir, from, to, uns ? LLVMBuildUIToFP(ir->b, x, vt(ir->f64, n), "") : LLVMBuildSIToFP(ir->b, x, vt(ir->f64, n), ""), n);
+  if (to == LY_ELEM_F64) {
+    LLVMTypeRef f64 = vt(ir->f64, n);
+    return float_out(ir, from, to, uns ? LLVMBuildUIToFP(ir->b, x, f64, "") : LLVMBuildSIToFP(ir->b, x, f64, ""), n);
+  }
   /* bf16, tf32 and f8E8M0FNU reach past 2^24: values of more than 24 bits
    * round once, in integer arithmetic, to the format's precision. */
   bool far = to == LY_ELEM_BF16 || to == LY_ELEM_TF32 || to == LY_ELEM_F8E8M0FNU;

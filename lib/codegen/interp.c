@@ -178,7 +178,8 @@ static Val int_to_val(LyElem e, uint64_t bits) {
 static uint64_t val_to_int(const Val *v, LyElem e) {
   int w = lyElemGetBits(e);
   bool uns = lyElemGetKind(e) == LY_ELEM_KIND_UNSIGNED;
-  uint64_t maxpos = e == LY_ELEM_I1 ? 1 : uns ? low_mask(w) : low_mask(w - 1), maxneg = uns || e == LY_ELEM_I1 ? 0 : 1ULL << (w - 1);
+  uint64_t maxpos = e == LY_ELEM_I1 ? 1 : uns ? low_mask(w) : low_mask(w - 1);
+  uint64_t maxneg = uns || e == LY_ELEM_I1 ? 0 : 1ULL << (w - 1); /* |most negative| */
   uint64_t mag;
   if (v->cls == VAL_NAN || v->cls == VAL_ZERO)
     return 0;
