@@ -19,6 +19,17 @@ static unsigned take(Bytes *b) {
 /* A number in [0, k). */
 static int pick(Bytes *b, int k) { return k <= 1 ? 0 : (int)(take(b) % (unsigned)k); }
 
+/* Picks one of k entries of a table whose first k_old were its whole
+ * length once, so that the corpus and regression inputs keep their meaning:
+ * a byte below the largest multiple of k_old picks among those as before;
+ * the few bytes above it pick a newer entry with the next byte. */
+static int pick_grown(Bytes *b, int k_old, int k) {
+  unsigned v = take(b), full = 256 - 256 % (unsigned)k_old;
+  if (v < full || k == k_old)
+    return (int)(v % (unsigned)k_old);
+  return k_old + (int)(take(b) % (unsigned)(k - k_old));
+}
+
 typedef struct {
   char s[2048];
   size_t n;
@@ -157,7 +168,12 @@ static void gen_general(Bytes *b, int rank, Text *t) {
   put(t, ">");
 }
 
-static const char *const elems[] = {"f32", "f16", "bf16", "i8", "i4", "i2", "i1", "f64", "i32"};
+/* Every kind of element: packed (f6 across bytes), signed and unsigned,
+ * the small floats, complex; the first nine are the original table. */
+static const char *const elems[] = {"f32", "f16", "bf16", "i8", "i4", "i2", "i1", "f64", "i32",
+                                    "i16", "i64", "ui8", "si32", "ui64", "index", "tf32", "f8E4M3FN",
+                                    "f8E5M2", "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3B11FNUZ", "f8E8M0FNU",
+                                    "f6E2M3FN", "f6E3M2FN", "f4E2M1FN", "complex<f16>", "complex<f64>"};
 
 static LyType gen_type(LyContext ctx, Bytes *b, Text *t) {
   int rank = pick(b, 5);
@@ -167,7 +183,7 @@ static LyType gen_type(LyContext ctx, Bytes *b, Text *t) {
     dims[d] = pick(b, 24) == 0 ? 0 : 1 + pick(b, 6);
     put(t, "%lldx", (long long)dims[d]);
   }
-  put(t, "%s", elems[pick(b, sizeof elems / sizeof *elems)]);
+  put(t, "%s", elems[pick_grown(b, 9, sizeof elems / sizeof *elems)]);
   size_t mark = t->n;
   put(t, ", ");
   switch (pick(b, 5)) {

@@ -46,6 +46,11 @@ static const char *const pairs[][2] = {
     {"bf16", "f8E5M2"}, {"i4", "i4"},     {"i2", "i2"},       {"i1", "i1"},         {"i4", "i8"},
     {"i8", "i4"},     {"i4", "f32"},      {"f32", "i4"},      {"i1", "f32"},        {"i2", "bf16"},
     {"f64", "bf16"},  {"i16", "f64"},     {"f8E4M3FN", "f8E4M3FN"},
+    /* 38 above; then MLIR's signedness and index, tf32, FNUZ/E8M0/f6/f4 (f6 straddles bytes), complex */
+    {"ui8", "f32"},   {"f32", "ui8"},     {"si16", "ui32"},   {"index", "f64"},     {"tf32", "bf16"},
+    {"f32", "tf32"},  {"f6E2M3FN", "f6E2M3FN"}, {"f6E3M2FN", "f32"}, {"f32", "f6E2M3FN"}, {"f4E2M1FN", "f16"},
+    {"f8E8M0FNU", "f32"}, {"f32", "f8E4M3FNUZ"}, {"f8E5M2FNUZ", "f8E4M3B11FNUZ"}, {"complex<f32>", "complex<f32>"},
+    {"complex<f64>", "complex<f16>"},
 };
 
 /* Marks the bits each element of t occupies (small types: every index). */
@@ -121,7 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int64_t dims[LY_MAX_RANK];
   for (int d = 0; d < rank; d++)
     dims[d] = 1 + pick(&b, 7);
-  int pr = pick(&b, sizeof pairs / sizeof *pairs);
+  int pr = pick_grown(&b, 38, sizeof pairs / sizeof *pairs); /* 38 before the MLIR and MX types */
   Text ts = {.n = 0}, td = {.n = 0};
   fz_errors = 0;
   LyType src = layout_for(ctx, &b, rank, dims, pairs[pr][0], &ts);

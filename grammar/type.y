@@ -29,6 +29,8 @@ static void lyt_error(LYT_LTYPE *loc, LyParser *p, const char *msg);
 static LyLoc L(LYT_LTYPE l) { return (LyLoc){l.first_line, l.first_column}; }
 static bool add_dim(LyParser *p, int64_t v, LYT_LTYPE l);
 static bool set_element(LyParser *p, const char *s, int len, LYT_LTYPE l);
+static bool set_complex(LyParser *p, const char *head, int hlen, const char *comp, int clen, LYT_LTYPE lh,
+                        LYT_LTYPE lc);
 static bool begin_layout(LyParser *p, LySpecKind k, LYT_LTYPE l);
 static bool set_memspace(LyParser *p, int64_t num, const char *s, int len, LYT_LTYPE l);
 static bool add_perm(LyParser *p, int64_t v, LYT_LTYPE l);
@@ -85,6 +87,7 @@ dim: INTEGER { CHECK(add_dim(p, $1, @1)); }
    ;
 
 element: IDENT { CHECK(set_element(p, $1.s, $1.len, @1)); }
+       | IDENT '<' IDENT '>' { CHECK(set_complex(p, $1.s, $1.len, $3.s, $3.len, @1, @3)); }
        ;
 
 attrs: %empty
@@ -393,16 +396,63 @@ static bool add_dim(LyParser *p, int64_t v, LYT_LTYPE l) {
   return true;
 }
 
+#define ELEM_LIST                                                                                    \
+  "i1, i2, i4, i8, i16, i32, i64, si8..si64, ui8..ui64, index, f16, bf16, f32, f64, tf32, f8E4M3FN, "  \
+  "f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ, f8E4M3B11FNUZ, f8E8M0FNU, f6E2M3FN, f6E3M2FN, f4E2M1FN or "          \
+  "complex<f16|f32|f64>"
+
+/* oneDNN's data-type names, which are not element types here. */
+static const char *onednn_spelling(const char *s, int len) {
+  static const char *const names[][2] = {{"u8", "ui8"}, {"s8", "i8 (or si8)"}, {"s32", "i32 (or si32)"},
+                                         {"s64", "i64 (or si64)"}, {"f8_e4m3", "f8E4M3FN"},
+                                         {"f8_e5m2", "f8E5M2"}, {"boolean", "i1"}};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if ((int)strlen(names[i][0]) == len && !memcmp(names[i][0], s, (size_t)len))
+      return names[i][1];
+  return NULL;
+}
+
 static bool set_element(LyParser *p, const char *s, int len, LYT_LTYPE l) {
+  LyElem e;
+  if (lyElemFromName(s, (size_t)len, &e) && lyElemGetKind(e) != LY_ELEM_KIND_COMPLEX) {
+    p->ast.elem = e;
+    return true;
+  }
+  int shown = len > 32 ? 32 : len;
+  const char *dnnl = onednn_spelling(s, len);
+  if (dnnl) {
+    lyp_error(p, L(l), "unknown element type '%.*s': oneDNN's %.*s is spelled %s here", shown, s, shown, s, dnnl);
+    return false;
+  }
+  for (int k = 0; k < LY_ELEM_COUNT; k++) { /* a prefix of a longer name: f8E4M3 of f8E4M3FN */
+    const char *n = lyElemGetName((LyElem)k);
+    if (len >= 2 && (int)strlen(n) > len && !memcmp(n, s, (size_t)len) && n[len] != '<') {
+      lyp_error(p, L(l), "unknown element type '%.*s'; did you mean '%s'?", shown, s, n);
+      return false;
+    }
+  }
+  lyp_error(p, L(l), "unknown element type '%.*s' (expected " ELEM_LIST ")", shown, s);
+  return false;
+}
+
+/* `complex<F>`: MLIR allows integer components too; layoutc stores and
+ * converts complex numbers of f16, f32 and f64 only. */
+static bool set_complex(LyParser *p, const char *head, int hlen, const char *comp, int clen, LYT_LTYPE lh,
+                        LYT_LTYPE lc) {
+  if (hlen != 7 || memcmp(head, "complex", 7)) {
+    lyp_error(p, L(lh), "unknown element type '%.*s<...>' (only complex takes a parameter)", hlen > 32 ? 32 : hlen,
+              head);
+    return false;
+  }
   for (int e = 0; e < LY_ELEM_COUNT; e++) {
-    const char *n = lyElemGetName((LyElem)e);
-    if ((int)strlen(n) == len && !memcmp(n, s, (size_t)len)) {
+    const char *c = lyElemGetName(lyElemGetComponent((LyElem)e));
+    if (lyElemGetKind((LyElem)e) == LY_ELEM_KIND_COMPLEX && (int)strlen(c) == clen && !memcmp(c, comp, (size_t)clen)) {
       p->ast.elem = (LyElem)e;
       return true;
     }
   }
-  lyp_error(p, L(l), "unknown element type '%.*s' (expected i1, i2, i4, i8, i16, i32, i64, f16, bf16, f32, "
-                     "f64, f8E4M3FN or f8E5M2)", len > 32 ? 32 : len, s);
+  lyp_error(p, L(lc), "complex<%.*s> is not supported: the components of a complex element are f16, f32 or f64",
+            clen > 32 ? 32 : clen, comp);
   return false;
 }
 

@@ -58,8 +58,8 @@ LAYOUTC_API LLVMValueRef lyEmitOffset(LyContext ctx, LLVMBuilderRef builder, LyT
 /* Defines `void @name(ptr src, ptr dst, i64 thread, i64 nthreads)`, the
  * repack kernel of lyEmitLLVMRepack, and `i1 @name_needs_memset()` (when
  * true, dst must be zeroed before the shares run). Static geometry only: a
- * kernel is planned for its shapes. Pairs that only the interpreter
- * converts (sub-byte, f8, integer/float) are refused. */
+ * kernel is planned for its shapes. Element pairs with no conversion
+ * (complex <-> real) are refused. */
 LAYOUTC_API LyStatus lyEmitRepackFunction(LyContext ctx, LLVMModuleRef m, const char *name, LyType src,
                                           LyType dst);
 
@@ -142,8 +142,11 @@ LAYOUTC_API void lyRepackerSetThreadPool(LyRepacker r, const LyThreadPool *pool)
  * Element conversion: floats round to nearest even (f32 to bf16 as oneDNN
  * does it: subnormal inputs become signed zero, NaNs stay quiet NaNs; bf16
  * to f32 is exact, NaN payloads untouched);
- * integers wrap (two's complement; i1 zero-extends, wider ones sign-extend);
- * float to integer rounds to nearest even and saturates (NaN gives 0).
+ * integers extend by the source's signedness (uiN and i1 zero-extend, the
+ * others sign-extend) and wrap; float to integer rounds to nearest even and
+ * saturates (NaN gives 0; unsigned types at 0 and 2^N-1); the FNUZ, f6/f4,
+ * E8M0 and tf32 rules and complex numbers (by halves; complex <-> real is
+ * refused) are in docs/codegen.md.
  * Compiles on the first request, then comes from the cache. Compiled objects
  * are also kept on disk, so another process finds them instead of compiling:
  * in $LAYOUTC_CACHE_DIR (empty or "off": not kept), else

@@ -72,8 +72,26 @@ typedef enum {
   LY_ELEM_I1, LY_ELEM_I2, LY_ELEM_I4, LY_ELEM_I8, LY_ELEM_I16, LY_ELEM_I32,
   LY_ELEM_I64, LY_ELEM_F16, LY_ELEM_BF16, LY_ELEM_F32, LY_ELEM_F64,
   LY_ELEM_F8E4M3FN, LY_ELEM_F8E5M2,
+  /* MLIR's signed and unsigned integers (the iN above are signless and
+   * convert as signed), index (64 bits, MLIR's default data layout), the
+   * small floats and complex numbers (two components, real first). */
+  LY_ELEM_UI8, LY_ELEM_UI16, LY_ELEM_UI32, LY_ELEM_UI64,
+  LY_ELEM_SI8, LY_ELEM_SI16, LY_ELEM_SI32, LY_ELEM_SI64,
+  LY_ELEM_INDEX,
+  LY_ELEM_F8E4M3FNUZ, LY_ELEM_F8E5M2FNUZ, LY_ELEM_F8E4M3B11FNUZ, LY_ELEM_F8E8M0FNU,
+  LY_ELEM_F6E2M3FN, LY_ELEM_F6E3M2FN, LY_ELEM_F4E2M1FN, LY_ELEM_TF32,
+  LY_ELEM_COMPLEX_F16, LY_ELEM_COMPLEX_F32, LY_ELEM_COMPLEX_F64,
   LY_ELEM_COUNT
 } LyElem;
+
+/* What an element's bits mean: how it converts (docs/codegen.md). */
+typedef enum {
+  LY_ELEM_KIND_SIGNLESS, /* iN and index: two's complement, converted as signed (i1: a boolean) */
+  LY_ELEM_KIND_SIGNED,   /* siN */
+  LY_ELEM_KIND_UNSIGNED, /* uiN */
+  LY_ELEM_KIND_FLOAT,
+  LY_ELEM_KIND_COMPLEX   /* two floats of lyElemGetComponent's type, real first */
+} LyElemKind;
 
 /* --- Diagnostics ---------------------------------------------------------- */
 
@@ -113,9 +131,18 @@ LAYOUTC_API LyType lyTypeParse(LyContext ctx, const char *text, size_t len, cons
 /* Builds the dense row-major type of the given dims (LY_DYNAMIC allowed). */
 LAYOUTC_API LyType lyTypeGetRowMajor(LyContext ctx, LyElem elem, int rank, const int64_t *dims);
 
-/* Element type names and widths. */
+/* Element type names and widths. A name is the type grammar's spelling
+ * ("f8E4M3FN", "ui8", "complex<f32>"); the width is the storage in bits
+ * (tf32: 32, complex<f32>: 64); "?" and 0 outside the enum. */
 LAYOUTC_API const char *lyElemGetName(LyElem e);
 LAYOUTC_API int lyElemGetBits(LyElem e);
+LAYOUTC_API LyElemKind lyElemGetKind(LyElem e);
+/* A complex type's component type (complex<f32>: LY_ELEM_F32); any other
+ * type is its own component. */
+LAYOUTC_API LyElem lyElemGetComponent(LyElem e);
+/* The element spelled by the `len` bytes at `name`, exactly as
+ * lyElemGetName spells it; returns 0 (and leaves *out) if there is none. */
+LAYOUTC_API int lyElemFromName(const char *name, size_t len, LyElem *out);
 
 LAYOUTC_API int lyTypeGetRank(LyType t);
 LAYOUTC_API int64_t lyTypeGetDim(LyType t, int dim);           /* LY_DYNAMIC if '?' */

@@ -23,6 +23,9 @@
  * to another (rules in layoutc/codegen.h). The result is in the low bits. */
 uint64_t lyc_convert(LyElem from, LyElem to, uint64_t bits);
 
+/* Why a pair of element types cannot be converted, or NULL when it can. */
+const char *lyc_unsupported_pair(LyElem from, LyElem to);
+
 /* Reads / writes the element at element offset `off` of a packed buffer. */
 uint64_t lyc_load_elem(const uint8_t *buf, LyElem e, int64_t off);
 void lyc_store_elem(uint8_t *buf, LyElem e, int64_t off, uint64_t bits);

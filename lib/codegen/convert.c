@@ -8,9 +8,11 @@
  * hardware's (sitofp, fptrunc f32->f16, f64->f32), LLVM's saturating
  * fptosi after roundeven, or integer arithmetic where a hardware path
  * would round twice (narrow formats from f64, f8 from anything, bf16 from
- * 32- and 64-bit integers). */
+ * 32- and 64-bit integers). The small formats (docs/codegen.md, "Element
+ * formats") differ in how they spend their top codes: Fmt.kind. */
 #include "codegen/codegen.h"
 
+#include <math.h>
 #include <string.h>
 
 static LLVMTypeRef vt(LLVMTypeRef t, int n) { return n ? LLVMVectorType(t, (unsigned)n) : t; }
@@ -34,27 +36,36 @@ static LLVMValueRef intrinsic(LycIR *ir, const char *name, LLVMTypeRef *tys, int
   return LLVMBuildCall2(ir->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)nargs, "");
 }
 
-static bool is_int(LyElem e) { return e <= LY_ELEM_I64; }
+static bool is_int(LyElem e) { return lyElemGetKind(e) <= LY_ELEM_KIND_UNSIGNED; }
+static bool is_unsigned(LyElem e) { return lyElemGetKind(e) == LY_ELEM_KIND_UNSIGNED; }
 
 static LLVMTypeRef int_of(LycIR *ir, int bits) {
-  return bits <= 8 ? ir->i8 : bits == 16 ? ir->i16 : bits == 32 ? ir->i32 : ir->i64;
+  if (bits > 64) /* complex<f64>: both halves */
+    return LLVMIntTypeInContext(ir->c, (unsigned)bits);
+  return bits <= 8 ? ir->i8 : bits <= 16 ? ir->i16 : bits <= 32 ? ir->i32 : ir->i64;
 }
 
 /* ===== Integers ============================================================== */
 
-/* Storage bits to a signed iW value (W = 64 when `wide`, else 32); i1 is a
- * boolean and zero-extends, i2 and i4 sign-extend from their low bits. */
+/* Storage bits to an iW value (W = 64 when `wide`, else 32), extended by
+ * the source's signedness: i1 (a boolean) and uiN zero-extend, the others
+ * sign-extend (i2 and i4 from their low bits). */
 static LLVMValueRef int_in(LycIR *ir, LyElem from, LLVMValueRef v, bool wide, int n) {
   LLVMTypeRef w = vt(wide ? ir->i64 : ir->i32, n);
   int bits = lyElemGetBits(from);
   if (from == LY_ELEM_I1)
     return LLVMBuildZExt(ir->b, LLVMBuildAnd(ir->b, v, kint(ir->i8, 1, n), ""), w, "");
+  if (is_unsigned(from))
+    return LLVMTypeOf(v) == w ? v : LLVMBuildZExt(ir->b, v, w, "");
   if (bits < 8) {
     LLVMValueRef sh = kint(ir->i8, (uint64_t)(8 - bits), n);
     v = LLVMBuildAShr(ir->b, LLVMBuildShl(ir->b, v, sh, ""), sh, "");
   }
   return LLVMTypeOf(v) == w ? v : LLVMBuildSExt(ir->b, v, w, "");
 }
+
+/* Whether an integer's value needs 64 bits (ui32 does, signed). */
+static bool int_wide(LyElem e) { return lyElemGetBits(e) == 64 || (is_unsigned(e) && lyElemGetBits(e) == 32); }
 
 /* A wider integer wrapped to the storage of `to` (sub-byte: low bits of i8). */
 static LLVMValueRef int_out(LycIR *ir, LyElem to, LLVMValueRef x, int n) {
@@ -64,24 +75,78 @@ static LLVMValueRef int_out(LycIR *ir, LyElem to, LLVMValueRef x, int n) {
   return bits < 8 ? LLVMBuildAnd(ir->b, r, kint(ir->i8, (1u << bits) - 1, n), "") : r;
 }
 
+/* ===== Formats ================================================================== */
+
+/* IEEE: infinities and NaNs with payloads; FN: no infinity, S.1..1.1..1 is
+ * the NaN; FNUZ: no infinity, no -0, 1000.0000 is the one NaN; FINITE (f6,
+ * f4): neither. The same table as the interpreter's. */
+typedef enum { FMT_IEEE, FMT_FN, FMT_FNUZ, FMT_FINITE } FmtKind;
+
+typedef struct {
+  int ebits, mbits, bias;
+  FmtKind kind;
+} Fmt;
+
+static Fmt fmt_of(LyElem e) {
+  switch (e) {
+  case LY_ELEM_F16: return (Fmt){5, 10, 15, FMT_IEEE};
+  case LY_ELEM_BF16: return (Fmt){8, 7, 127, FMT_IEEE};
+  case LY_ELEM_TF32: return (Fmt){8, 10, 127, FMT_IEEE};
+  case LY_ELEM_F8E5M2: return (Fmt){5, 2, 15, FMT_IEEE};
+  case LY_ELEM_F8E4M3FN: return (Fmt){4, 3, 7, FMT_FN};
+  case LY_ELEM_F8E4M3FNUZ: return (Fmt){4, 3, 8, FMT_FNUZ};
+  case LY_ELEM_F8E5M2FNUZ: return (Fmt){5, 2, 16, FMT_FNUZ};
+  case LY_ELEM_F8E4M3B11FNUZ: return (Fmt){4, 3, 11, FMT_FNUZ};
+  case LY_ELEM_F6E2M3FN: return (Fmt){2, 3, 1, FMT_FINITE};
+  case LY_ELEM_F6E3M2FN: return (Fmt){3, 2, 3, FMT_FINITE};
+  case LY_ELEM_F4E2M1FN: return (Fmt){2, 1, 1, FMT_FINITE};
+  default: LY_ASSERT(!"not a narrow float");
+  }
+}
+
 /* ===== Decoding floats ========================================================= */
 
-/* f8E4M3FN bits (i8) to f32: normal numbers rebias, subnormals are m * 2^-9,
- * and S.1111.111 is the only NaN (payload 111, quiet). */
-static LLVMValueRef e4m3_to_f32(LycIR *ir, LLVMValueRef v, int n) {
+/* Bits of a format of at most 8 bits (i8) to f32: normal numbers rebias,
+ * subnormals are m * 2^(1 - bias - mbits); FN's NaN keeps its sign and
+ * payload (quiet), FNUZ's one NaN is +NaN. */
+static LLVMValueRef small_to_f32(LycIR *ir, Fmt f, LLVMValueRef v, int n) {
+  LLVMBuilderRef b = ir->b;
+  LLVMTypeRef i32 = ir->i32;
+  int tb = f.ebits + f.mbits;
+  LLVMValueRef x = LLVMBuildZExt(b, v, vt(i32, n), "");
+  LLVMValueRef s = LLVMBuildShl(b, LLVMBuildAnd(b, x, kint(i32, 1ULL << tb, n), ""), kint(i32, (uint64_t)(31 - tb), n), "");
+  LLVMValueRef e = LLVMBuildLShr(b, x, kint(i32, (uint64_t)f.mbits, n), "");
+  e = LLVMBuildAnd(b, e, kint(i32, (1ULL << f.ebits) - 1, n), "");
+  LLVMValueRef m = LLVMBuildAnd(b, x, kint(i32, (1ULL << f.mbits) - 1, n), "");
+  LLVMValueRef rebias = LLVMBuildAdd(b, e, kint(i32, (uint64_t)(127 - f.bias), n), "");
+  LLVMValueRef normal = LLVMBuildOr(b, LLVMBuildShl(b, rebias, kint(i32, 23, n), ""),
+                                    LLVMBuildShl(b, m, kint(i32, (uint64_t)(23 - f.mbits), n), ""), "");
+  LLVMValueRef sub = LLVMBuildFMul(b, LLVMBuildUIToFP(b, m, vt(ir->f32, n), ""),
+                                   kfp(ir->f32, ldexp(1, 1 - f.bias - f.mbits), n), "");
+  sub = LLVMBuildBitCast(b, sub, vt(i32, n), "");
+  LLVMValueRef mag = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, e, kint(i32, 0, n), ""), sub, normal, "");
+  LLVMValueRef r = LLVMBuildOr(b, s, mag, "");
+  uint64_t all = (1ULL << tb) - 1;
+  if (f.kind == FMT_FN) {
+    LLVMValueRef nan = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, x, kint(i32, all, n), ""), kint(i32, all, n), "");
+    uint64_t q = 0x7fc00000 | ((1ULL << f.mbits) - 1) << (23 - f.mbits);
+    r = LLVMBuildSelect(b, nan, LLVMBuildOr(b, s, kint(i32, q, n), ""), r, "");
+  } else if (f.kind == FMT_FNUZ) {
+    LLVMValueRef nan = LLVMBuildICmp(b, LLVMIntEQ, x, kint(i32, 1ULL << tb, n), "");
+    r = LLVMBuildSelect(b, nan, kint(i32, 0x7fc00000, n), r, "");
+  }
+  return LLVMBuildBitCast(b, r, vt(ir->f32, n), "");
+}
+
+/* f8E8M0FNU (i8) to f32: 2^(x - 127); x = 0 is the f32 subnormal 2^-127,
+ * 0xff the NaN. */
+static LLVMValueRef e8m0_to_f32(LycIR *ir, LLVMValueRef v, int n) {
   LLVMBuilderRef b = ir->b;
   LLVMValueRef x = LLVMBuildZExt(b, v, vt(ir->i32, n), "");
-  LLVMValueRef s = LLVMBuildShl(b, LLVMBuildAnd(b, x, kint(ir->i32, 0x80, n), ""), kint(ir->i32, 24, n), "");
-  LLVMValueRef e = LLVMBuildAnd(b, LLVMBuildLShr(b, x, kint(ir->i32, 3, n), ""), kint(ir->i32, 15, n), "");
-  LLVMValueRef m = LLVMBuildAnd(b, x, kint(ir->i32, 7, n), "");
-  LLVMValueRef normal = LLVMBuildOr(b, LLVMBuildShl(b, LLVMBuildAdd(b, e, kint(ir->i32, 120, n), ""), kint(ir->i32, 23, n), ""),
-                                    LLVMBuildShl(b, m, kint(ir->i32, 20, n), ""), "");
-  LLVMValueRef sub = LLVMBuildFMul(b, LLVMBuildUIToFP(b, m, vt(ir->f32, n), ""), kfp(ir->f32, 0x1p-9, n), "");
-  sub = LLVMBuildBitCast(b, sub, vt(ir->i32, n), "");
-  LLVMValueRef mag = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, e, kint(ir->i32, 0, n), ""), sub, normal, "");
-  LLVMValueRef nan = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, x, kint(ir->i32, 0x7f, n), ""), kint(ir->i32, 0x7f, n), "");
-  mag = LLVMBuildSelect(b, nan, kint(ir->i32, 0x7ff00000, n), mag, "");
-  return LLVMBuildBitCast(b, LLVMBuildOr(b, s, mag, ""), vt(ir->f32, n), "");
+  LLVMValueRef r = LLVMBuildShl(b, x, kint(ir->i32, 23, n), "");
+  r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, x, kint(ir->i32, 0, n), ""), kint(ir->i32, 0x00400000, n), r, "");
+  r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, x, kint(ir->i32, 0xff, n), ""), kint(ir->i32, 0x7fc00000, n), r, "");
+  return LLVMBuildBitCast(b, r, vt(ir->f32, n), "");
 }
 
 /* Float storage bits to an exact f32 value (f64 stays f64). */
@@ -93,6 +158,8 @@ static LLVMValueRef float_in(LycIR *ir, LyElem from, LLVMValueRef v, int n) {
     LLVMValueRef w = LLVMBuildZExt(b, v, vt(ir->i32, n), "");
     return LLVMBuildBitCast(b, LLVMBuildShl(b, w, kint(ir->i32, 16, n), ""), vt(ir->f32, n), "");
   }
+  case LY_ELEM_TF32: /* an f32 whose 13 low bits are not part of the value */
+    return LLVMBuildBitCast(b, LLVMBuildAnd(b, v, kint(ir->i32, ~0x1fffULL & 0xffffffffULL, n), ""), vt(ir->f32, n), "");
   case LY_ELEM_F32: return LLVMBuildBitCast(b, v, vt(ir->f32, n), "");
   case LY_ELEM_F64: return LLVMBuildBitCast(b, v, vt(ir->f64, n), "");
   case LY_ELEM_F8E5M2: { /* the top byte of an f16; a NaN is made quiet first, as the interpreter does */
@@ -103,43 +170,32 @@ static LLVMValueRef float_in(LycIR *ir, LyElem from, LLVMValueRef v, int n) {
     LLVMValueRef h = LLVMBuildShl(b, w, kint(ir->i16, 8, n), "");
     return LLVMBuildFPExt(b, LLVMBuildBitCast(b, h, vt(ir->f16, n), ""), vt(ir->f32, n), "");
   }
-  case LY_ELEM_F8E4M3FN: return e4m3_to_f32(ir, v, n);
-  default: LY_ASSERT(!"not a float");
+  case LY_ELEM_F8E8M0FNU: return e8m0_to_f32(ir, v, n);
+  default: return small_to_f32(ir, fmt_of(from), v, n);
   }
 }
 
 /* ===== Encoding floats ========================================================= */
 
-typedef struct {
-  int ebits, mbits, bias;
-  bool fn; /* no infinity; the all-ones pattern is the only NaN */
-} Fmt;
-
-static Fmt fmt_of(LyElem e) {
-  switch (e) {
-  case LY_ELEM_F16: return (Fmt){5, 10, 15, false};
-  case LY_ELEM_BF16: return (Fmt){8, 7, 127, false};
-  case LY_ELEM_F8E5M2: return (Fmt){5, 2, 15, false};
-  case LY_ELEM_F8E4M3FN: return (Fmt){4, 3, 7, true};
-  default: LY_ASSERT(!"not a narrow float");
-  }
-}
-
 /* x (f32 or f64) rounded to nearest even into the narrower format t, with
- * its subnormals, overflow (infinity; NaN for fn formats) and NaN payloads
- * (top bits kept, made quiet). Normal results round the integer bits;
+ * its subnormals, overflow and NaN rules (Fmt.kind; IEEE NaN payloads keep
+ * their top bits, made quiet). Normal results round the integer bits;
  * subnormal ones let the FPU round: |x| + 2^(emin - mbits + SM) has the
  * subnormal spacing as its ulp, and its low bits are the encoding. */
 static LLVMValueRef encode_narrow(LycIR *ir, LLVMValueRef x, Fmt t, int n) {
   LLVMBuilderRef b = ir->b;
   bool d = LLVMTypeOf(x) == vt(ir->f64, n);
   int W = d ? 64 : 32, SM = d ? 52 : 23, SB = d ? 1023 : 127, sh = SM - t.mbits, emin = 1 - t.bias;
+  int tbits = 1 + t.ebits + t.mbits;
   LLVMTypeRef it = vt(d ? ir->i64 : ir->i32, n), ft = vt(d ? ir->f64 : ir->f32, n);
   LLVMValueRef bits = LLVMBuildBitCast(b, x, it, "");
   LLVMValueRef a = LLVMBuildAnd(b, bits, kint(d ? ir->i64 : ir->i32, ~(1ULL << (W - 1)) & (d ? ~0ULL : 0xffffffffULL), n), "");
   LLVMTypeRef ie = d ? ir->i64 : ir->i32;
   uint64_t inf_src = (d ? 0x7ffULL : 0xffULL) << SM, inf_t = ((1ULL << t.ebits) - 1) << t.mbits;
-  uint64_t top = t.fn ? (1ULL << (t.ebits + t.mbits)) - 1 : inf_t; /* first code that is not finite */
+  uint64_t maxmag = (1ULL << (t.ebits + t.mbits)) - 1;
+  /* The code overflow saturates at: infinity, FN's NaN, FINITE's largest
+   * value; FNUZ overflows to its NaN below. */
+  uint64_t top = t.kind == FMT_IEEE ? inf_t : maxmag;
   /* Normal: round off sh bits (ties to even), then rebias the exponent. */
   LLVMValueRef lsb = LLVMBuildAnd(b, LLVMBuildLShr(b, a, kint(ie, (uint64_t)sh, n), ""), kint(ie, 1, n), "");
   LLVMValueRef r = LLVMBuildAdd(b, a, LLVMBuildAdd(b, lsb, kint(ie, (1ULL << (sh - 1)) - 1, n), ""), "");
@@ -151,24 +207,34 @@ static LLVMValueRef encode_narrow(LycIR *ir, LLVMValueRef x, Fmt t, int n) {
   LLVMValueRef sub = LLVMBuildSub(b, LLVMBuildBitCast(b, sum, it, ""), LLVMBuildBitCast(b, magic, it, ""), "");
   uint64_t min_normal = (uint64_t)(emin + SB) << SM;
   r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, a, kint(ie, min_normal, n), ""), sub, r, "");
-  /* Overflow saturates at the first non-finite code (infinity, or fn's NaN). */
-  r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGT, r, kint(ie, top, n), ""), kint(ie, top, n), r, "");
+  LLVMValueRef over = LLVMBuildICmp(b, LLVMIntUGT, r, kint(ie, top, n), "");
   LLVMValueRef inf = LLVMBuildICmp(b, LLVMIntEQ, a, kint(ie, inf_src, n), "");
-  r = LLVMBuildSelect(b, inf, kint(ie, top, n), r, "");
-  LLVMValueRef payload = LLVMBuildAnd(b, LLVMBuildLShr(b, a, kint(ie, (uint64_t)sh, n), ""),
-                                      kint(ie, (1ULL << t.mbits) - 1, n), "");
-  LLVMValueRef qnan = t.fn ? kint(ie, top, n)
-                           : LLVMBuildOr(b, payload, kint(ie, inf_t | 1ULL << (t.mbits - 1), n), "");
-  r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGT, a, kint(ie, inf_src, n), ""), qnan, r, "");
-  int tbits = 1 + t.ebits + t.mbits;
+  LLVMValueRef nan = LLVMBuildICmp(b, LLVMIntUGT, a, kint(ie, inf_src, n), "");
+  r = LLVMBuildSelect(b, LLVMBuildOr(b, over, inf, ""), kint(ie, top, n), r, "");
   LLVMValueRef sign = LLVMBuildLShr(b, bits, kint(ie, (uint64_t)(W - 1), n), "");
-  r = LLVMBuildOr(b, r, LLVMBuildShl(b, sign, kint(ie, (uint64_t)(tbits - 1), n), ""), "");
+  sign = LLVMBuildShl(b, sign, kint(ie, (uint64_t)(tbits - 1), n), "");
+  if (t.kind == FMT_FNUZ) /* no -0: a zero result drops the sign */
+    sign = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, r, kint(ie, 0, n), ""), kint(ie, 0, n), sign, "");
+  r = LLVMBuildOr(b, r, sign, "");
+  LLVMValueRef qnan;
+  if (t.kind == FMT_IEEE) {
+    LLVMValueRef payload = LLVMBuildLShr(b, a, kint(ie, (uint64_t)sh, n), "");
+    payload = LLVMBuildAnd(b, payload, kint(ie, (1ULL << t.mbits) - 1, n), "");
+    qnan = LLVMBuildOr(b, LLVMBuildOr(b, payload, kint(ie, inf_t | 1ULL << (t.mbits - 1), n), ""), sign, "");
+  } else if (t.kind == FMT_FN) {
+    qnan = LLVMBuildOr(b, kint(ie, maxmag, n), sign, "");
+  } else if (t.kind == FMT_FNUZ) {
+    qnan = kint(ie, maxmag + 1, n); /* the sign bit alone */
+    r = LLVMBuildSelect(b, LLVMBuildOr(b, over, inf, ""), qnan, r, "");
+  } else {
+    qnan = kint(ie, 0, n); /* FINITE: no NaN to become; +0, as in integers */
+  }
+  r = LLVMBuildSelect(b, nan, qnan, r, "");
   return LLVMBuildTrunc(b, r, vt(int_of(ir, tbits), n), "");
 }
 
 /* f32 bits to bf16 bits as oneDNN does it: round to nearest even, NaN kept
- * quiet, subnormal inputs flushed to a signed zero (only f32 sources have
- * any: every other value reaches here exactly and normal, or as zero). */
+ * quiet, subnormal inputs flushed to a signed zero. */
 static LLVMValueRef f32_to_bf16(LycIR *ir, LLVMValueRef f, int n) {
   LLVMBuilderRef b = ir->b;
   LLVMValueRef bits = LLVMBuildBitCast(b, f, vt(ir->i32, n), "bits");
@@ -187,8 +253,32 @@ static LLVMValueRef f32_to_bf16(LycIR *ir, LLVMValueRef f, int n) {
   return LLVMBuildTrunc(b, r, vt(ir->i16, n), "bf16");
 }
 
-/* An f32 or f64 value to the storage bits of float type `to`. */
-static LLVMValueRef float_out(LycIR *ir, LyElem to, LLVMValueRef x, int n) {
+/* An f32 or f64 value to f8E8M0FNU: through the (exact) f64 bits, the
+ * exponent plus one when the first fraction bit is set (ties go up); no
+ * zero (tiny values and zeros give code 0), negatives and non-finite
+ * values the NaN, as in the interpreter. */
+static LLVMValueRef encode_e8m0(LycIR *ir, LLVMValueRef x, int n) {
+  LLVMBuilderRef b = ir->b;
+  LLVMTypeRef i64 = ir->i64;
+  if (LLVMTypeOf(x) != vt(ir->f64, n))
+    x = LLVMBuildFPExt(b, x, vt(ir->f64, n), "");
+  LLVMValueRef bits = LLVMBuildBitCast(b, x, vt(i64, n), "");
+  LLVMValueRef a = LLVMBuildAnd(b, bits, kint(i64, 0x7fffffffffffffffULL, n), "");
+  LLVMValueRef e = LLVMBuildLShr(b, a, kint(i64, 52, n), "");
+  LLVMValueRef up = LLVMBuildAnd(b, LLVMBuildLShr(b, a, kint(i64, 51, n), ""), kint(i64, 1, n), "");
+  LLVMValueRef r = LLVMBuildAdd(b, LLVMBuildSub(b, e, kint(i64, 1023 - 127, n), ""), up, ""); /* may be negative */
+  r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, r, kint(i64, 0, n), ""), kint(i64, 0, n), r, "");
+  LLVMValueRef bad = LLVMBuildOr(b, LLVMBuildICmp(b, LLVMIntSGT, r, kint(i64, 254, n), ""),
+                                 LLVMBuildICmp(b, LLVMIntEQ, e, kint(i64, 0x7ff, n), ""), "");
+  bad = LLVMBuildOr(b, bad, LLVMBuildICmp(b, LLVMIntUGT, bits, kint(i64, 0x8000000000000000ULL, n), ""), ""); /* < 0 */
+  r = LLVMBuildSelect(b, bad, kint(i64, 0xff, n), r, "");
+  r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, a, kint(i64, 0, n), ""), kint(i64, 0, n), r, "");
+  return LLVMBuildTrunc(b, r, vt(ir->i8, n), "");
+}
+
+/* An f32 or f64 value, decoded from `from`, to the storage bits of float
+ * type `to`. */
+static LLVMValueRef float_out(LycIR *ir, LyElem from, LyElem to, LLVMValueRef x, int n) {
   LLVMBuilderRef b = ir->b;
   bool d = LLVMTypeOf(x) == vt(ir->f64, n);
   switch (to) {
@@ -200,24 +290,32 @@ static LLVMValueRef float_out(LycIR *ir, LyElem to, LLVMValueRef x, int n) {
     if (!d) /* one rounding in hardware */
       return LLVMBuildBitCast(b, LLVMBuildFPTrunc(b, x, vt(ir->f16, n), ""), vt(ir->i16, n), "");
     return encode_narrow(ir, x, fmt_of(to), n);
-  case LY_ELEM_BF16: return d ? encode_narrow(ir, x, fmt_of(to), n) : f32_to_bf16(ir, x, n);
+  case LY_ELEM_BF16:
+    /* oneDNN's flush applies to f32 sources; tf32 and f8E8M0FNU values can
+     * be f32 subnormals that bf16 holds, so they round without it. */
+    if (d || from == LY_ELEM_TF32 || from == LY_ELEM_F8E8M0FNU)
+      return encode_narrow(ir, x, fmt_of(to), n);
+    return f32_to_bf16(ir, x, n);
+  case LY_ELEM_TF32: return LLVMBuildShl(b, encode_narrow(ir, x, fmt_of(to), n), kint(ir->i32, 13, n), "");
+  case LY_ELEM_F8E8M0FNU: return encode_e8m0(ir, x, n);
   default: return encode_narrow(ir, x, fmt_of(to), n);
   }
 }
 
 /* ===== Between integers and floats ============================================= */
 
-/* A 32- or 64-bit integer rounded to 8 significant bits (to nearest, ties to
- * even) as an exact f32: bf16's single rounding. */
-static LLVMValueRef int_to_bf16_value(LycIR *ir, LLVMValueRef x, int n) {
+/* A 32- or 64-bit integer (signed, or unsigned when `uns`) rounded to
+ * `sig` significant bits (to nearest, ties to even) as an exact f32: the
+ * one rounding of formats whose range reaches past f32's 24 bits. */
+static LLVMValueRef int_round_value(LycIR *ir, LLVMValueRef x, int sig, bool uns, int n) {
   LLVMBuilderRef b = ir->b;
   LLVMTypeRef it = LLVMTypeOf(x), ie = n ? LLVMGetElementType(it) : it;
   unsigned W = LLVMGetIntTypeWidth(ie);
-  LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, x, kint(ie, 0, n), "");
+  LLVMValueRef neg = uns ? kint(ir->i1, 0, n) : LLVMBuildICmp(b, LLVMIntSLT, x, kint(ie, 0, n), "");
   LLVMValueRef a = LLVMBuildSelect(b, neg, LLVMBuildSub(b, kint(ie, 0, n), x, ""), x, ""); /* |x| as unsigned */
   LLVMValueRef args[] = {a, LLVMConstInt(ir->i1, 0, 0)};
   LLVMValueRef lz = intrinsic(ir, "llvm.ctlz", &it, 1, args, 2);
-  LLVMValueRef sh = LLVMBuildSub(b, kint(ie, W - 8, n), lz, ""); /* significant bits - 8 */
+  LLVMValueRef sh = LLVMBuildSub(b, kint(ie, W - (unsigned)sig, n), lz, ""); /* significant bits - sig */
   LLVMValueRef big = LLVMBuildICmp(b, LLVMIntSGT, sh, kint(ie, 0, n), "");
   LLVMValueRef s = LLVMBuildSelect(b, big, sh, kint(ie, 1, n), "");
   LLVMValueRef q = LLVMBuildLShr(b, a, s, "");
@@ -227,36 +325,53 @@ static LLVMValueRef int_to_bf16_value(LycIR *ir, LLVMValueRef x, int n) {
                                 LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntEQ, rem, half, ""),
                                              LLVMBuildTrunc(b, q, vt(ir->i1, n), ""), ""), "");
   q = LLVMBuildAdd(b, q, LLVMBuildZExt(b, up, it, ""), "");
-  a = LLVMBuildSelect(b, big, LLVMBuildShl(b, q, s, ""), a, "");
-  LLVMValueRef f = LLVMBuildUIToFP(b, a, vt(ir->f32, n), "");
+  /* q may have carried to 2^sig, and q << s can reach 2^W (ui64): scale in
+   * f32 by 2^s instead, exactly. */
+  LLVMValueRef f = LLVMBuildUIToFP(b, q, vt(ir->f32, n), "");
+  LLVMValueRef e = LLVMBuildAdd(b, LLVMBuildTrunc(b, s, vt(ir->i32, n), ""), kint(ir->i32, 127, n), "");
+  LLVMValueRef scale = LLVMBuildBitCast(b, LLVMBuildShl(b, e, kint(ir->i32, 23, n), ""), vt(ir->f32, n), "");
+  f = LLVMBuildSelect(b, big, LLVMBuildFMul(b, f, scale, ""), LLVMBuildUIToFP(b, a, vt(ir->f32, n), ""), "");
   return LLVMBuildSelect(b, neg, LLVMBuildFNeg(b, f, ""), f, "");
 }
 
 static LLVMValueRef int_to_float(LycIR *ir, LyElem from, LyElem to, LLVMValueRef v, int n) {
-  bool wide = from == LY_ELEM_I64;
+  bool wide = int_wide(from), uns = is_unsigned(from);
   LLVMValueRef x = int_in(ir, from, v, wide, n);
-  if (to == LY_ELEM_F64)
-    return float_out(ir, to, LLVMBuildSIToFP(ir->b, x, vt(ir->f64, n), ""), n);
-  if (to == LY_ELEM_BF16 && lyElemGetBits(from) > 16)
-    return f32_to_bf16(ir, int_to_bf16_value(ir, x, n), n); /* exact: no second rounding */
+  LLVMTypeRef f32 = vt(ir->f32, n);
+  if (to == LY_ELEM_F64) {
+    LLVMTypeRef f64 = vt(ir->f64, n);
+    return float_out(ir, from, to, uns ? LLVMBuildUIToFP(ir->b, x, f64, "") : LLVMBuildSIToFP(ir->b, x, f64, ""), n);
+  }
+  /* bf16, tf32 and f8E8M0FNU reach past 2^24: values of more than 24 bits
+   * round once, in integer arithmetic, to the format's precision. */
+  bool far = to == LY_ELEM_BF16 || to == LY_ELEM_TF32 || to == LY_ELEM_F8E8M0FNU;
+  if (far && (lyElemGetBits(from) > 16 || uns)) {
+    int sig = to == LY_ELEM_F8E8M0FNU ? 1 : fmt_of(to).mbits + 1;
+    LLVMValueRef f = int_round_value(ir, x, sig, uns, n);
+    return to == LY_ELEM_BF16 ? f32_to_bf16(ir, f, n) : float_out(ir, from, to, f, n);
+  }
   /* Exact in f32 up to 24 bits; wider values that round here are past every
-   * 16- and 8-bit float's range, so the second rounding cannot differ. */
-  return float_out(ir, to, LLVMBuildSIToFP(ir->b, x, vt(ir->f32, n), ""), n);
+   * other 16-, 8-, 6- and 4-bit float's range, so the second rounding
+   * cannot differ. */
+  return float_out(ir, from, to, uns ? LLVMBuildUIToFP(ir->b, x, f32, "") : LLVMBuildSIToFP(ir->b, x, f32, ""), n);
 }
 
 /* Round to nearest even, saturate, NaN to 0 (i1: negative to 0, else
- * whether the rounded value is at least 1). */
+ * whether the rounded value is at least 1; unsigned: negative to 0, as
+ * arith's fptoui and oneDNN's u8 saturation). */
 static LLVMValueRef float_to_int(LycIR *ir, LyElem from, LyElem to, LLVMValueRef v, int n) {
   LLVMBuilderRef b = ir->b;
   LLVMValueRef x = float_in(ir, from, v, n);
-  LLVMTypeRef xt = LLVMTypeOf(x), wt = vt(to == LY_ELEM_I64 ? ir->i64 : ir->i32, n);
+  int bits = lyElemGetBits(to);
+  bool uns = is_unsigned(to) || to == LY_ELEM_I1;
+  LLVMTypeRef xt = LLVMTypeOf(x), wt = vt(bits == 64 ? ir->i64 : ir->i32, n);
   x = intrinsic(ir, "llvm.roundeven", &xt, 1, &x, 1);
   LLVMTypeRef tys[] = {wt, xt};
-  LLVMValueRef r = intrinsic(ir, to == LY_ELEM_I1 ? "llvm.fptoui.sat" : "llvm.fptosi.sat", tys, 2, &x, 1);
-  int bits = lyElemGetBits(to);
-  if (to == LY_ELEM_I1)
-    r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGT, r, kint(ir->i32, 1, n), ""), kint(ir->i32, 1, n), r, "");
-  else if (bits < 32) {
+  LLVMValueRef r = intrinsic(ir, uns ? "llvm.fptoui.sat" : "llvm.fptosi.sat", tys, 2, &x, 1);
+  if (uns && bits < 32) {
+    LLVMValueRef hi = kint(ir->i32, to == LY_ELEM_I1 ? 1 : (1ULL << bits) - 1, n);
+    r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGT, r, hi, ""), hi, r, "");
+  } else if (bits < 32) {
     LLVMValueRef lo = kint(ir->i32, (uint64_t)-(1LL << (bits - 1)), n), hi = kint(ir->i32, (1ULL << (bits - 1)) - 1, n);
     r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, r, lo, ""), lo, r, "");
     r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, r, hi, ""), hi, r, "");
@@ -264,16 +379,35 @@ static LLVMValueRef float_to_int(LycIR *ir, LyElem from, LyElem to, LLVMValueRef
   return int_out(ir, to, r, n);
 }
 
-LLVMValueRef lyc_emit_convert(LycIR *ir, LyElem from, LyElem to, LLVMValueRef v, int n) {
+/* Real-valued elements (complex ones go through lyc_emit_convert by halves). */
+static LLVMValueRef convert_real(LycIR *ir, LyElem from, LyElem to, LLVMValueRef v, int n) {
   if (from == to)
     return v;
   if (is_int(from) && is_int(to)) {
-    bool wide = from == LY_ELEM_I64 || to == LY_ELEM_I64;
+    bool wide = int_wide(from) || lyElemGetBits(to) == 64;
     return int_out(ir, to, int_in(ir, from, v, wide, n), n);
   }
   if (is_int(from))
     return int_to_float(ir, from, to, v, n);
   if (is_int(to))
     return float_to_int(ir, from, to, v, n);
-  return float_out(ir, to, float_in(ir, from, v, n), n);
+  if (from == LY_ELEM_TF32 && to == LY_ELEM_F32) /* exact: the bits, NaNs untouched, as bf16's */
+    return LLVMBuildAnd(ir->b, v, kint(ir->i32, ~0x1fffULL & 0xffffffffULL, n), "");
+  return float_out(ir, from, to, float_in(ir, from, v, n), n);
+}
+
+LLVMValueRef lyc_emit_convert(LycIR *ir, LyElem from, LyElem to, LLVMValueRef v, int n) {
+  if (from == to)
+    return v;
+  if (lyElemGetKind(from) != LY_ELEM_KIND_COMPLEX)
+    return convert_real(ir, from, to, v, n);
+  /* complex: each half converts alone, real part in the low bits */
+  LyElem fc = lyElemGetComponent(from), tc = lyElemGetComponent(to);
+  int fb = lyElemGetBits(fc), tb = lyElemGetBits(tc);
+  LLVMTypeRef fh = vt(int_of(ir, fb), n), th = vt(int_of(ir, 2 * tb), n);
+  LLVMValueRef re = LLVMBuildTrunc(ir->b, v, fh, "");
+  LLVMValueRef im = LLVMBuildTrunc(ir->b, LLVMBuildLShr(ir->b, v, kint(int_of(ir, 2 * fb), (uint64_t)fb, n), ""), fh, "");
+  re = LLVMBuildZExt(ir->b, convert_real(ir, fc, tc, re, n), th, "");
+  im = LLVMBuildZExt(ir->b, convert_real(ir, fc, tc, im, n), th, "");
+  return LLVMBuildOr(ir->b, re, LLVMBuildShl(ir->b, im, kint(int_of(ir, 2 * tb), (uint64_t)tb, n), ""), "");
 }

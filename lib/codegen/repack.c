@@ -79,25 +79,47 @@ static LLVMValueRef packed_at(Gen *g, LLVMValueRef base, LLVMValueRef off, int b
   return LLVMBuildGEP2(g->ir.b, g->ir.i8, base, &byte, 1, "");
 }
 
+/* The byte after `ptr` when an element of `bits` at bit `sh` of it
+ * straddles into that byte (f6), else `ptr` itself: in bounds either way. */
+static LLVMValueRef straddle(Gen *g, LLVMValueRef ptr, LLVMValueRef sh, int bits) {
+  LLVMValueRef over = LLVMBuildICmp(g->ir.b, LLVMIntUGT, sh, LLVMConstInt(g->ir.i8, (unsigned)(8 - bits), 0), "");
+  LLVMValueRef one = LLVMBuildZExt(g->ir.b, over, g->ir.i64, "");
+  return LLVMBuildGEP2(g->ir.b, g->ir.i8, ptr, &one, 1, "");
+}
+
 static LLVMValueRef load_elem(Gen *g, LLVMValueRef so) {
   int bits = g->p->sbits;
   if (bits >= 8)
     return load(g, g->st, at(g, g->src, so, g->p->sbytes));
-  LLVMValueRef sh, v = load(g, g->ir.i8, packed_at(g, g->src, so, bits, &sh));
-  return LLVMBuildAnd(g->ir.b, LLVMBuildLShr(g->ir.b, v, sh, ""), LLVMConstInt(g->ir.i8, (1u << bits) - 1, 0), "");
+  LLVMBuilderRef b = g->ir.b;
+  LLVMValueRef sh, ptr = packed_at(g, g->src, so, bits, &sh), mask = LLVMConstInt(g->ir.i8, (1u << bits) - 1, 0);
+  if (8 % bits == 0)
+    return LLVMBuildAnd(b, LLVMBuildLShr(b, load(g, g->ir.i8, ptr), sh, ""), mask, "");
+  LLVMValueRef lo = LLVMBuildZExt(b, load(g, g->ir.i8, ptr), g->ir.i16, "");
+  LLVMValueRef hi = LLVMBuildZExt(b, load(g, g->ir.i8, straddle(g, ptr, sh, bits)), g->ir.i16, "");
+  LLVMValueRef w = LLVMBuildOr(b, lo, LLVMBuildShl(b, hi, LLVMConstInt(g->ir.i16, 8, 0), ""), "");
+  w = LLVMBuildLShr(b, w, LLVMBuildZExt(b, sh, g->ir.i16, ""), "");
+  return LLVMBuildAnd(b, LLVMBuildTrunc(b, w, g->ir.i8, ""), mask, "");
 }
 
 /* A sub-byte destination was zeroed first (plan: memset_dst) and is
- * written by one thread, so each element is or-ed into its byte. */
+ * written by one thread, so each element is or-ed into its byte (or, for
+ * f6, its two bytes: the second gets zero bits when it does not straddle). */
 static void store_elem(Gen *g, LLVMValueRef v, LLVMValueRef dof) {
   int bits = g->p->dbits;
   if (bits >= 8) {
     store(g, v, at(g, g->dst, dof, g->p->dbytes));
     return;
   }
+  LLVMBuilderRef b = g->ir.b;
   LLVMValueRef sh, ptr = packed_at(g, g->dst, dof, bits, &sh);
-  LLVMValueRef old = load(g, g->ir.i8, ptr);
-  store(g, LLVMBuildOr(g->ir.b, old, LLVMBuildShl(g->ir.b, v, sh, ""), ""), ptr);
+  LLVMValueRef w = LLVMBuildShl(b, LLVMBuildZExt(b, v, g->ir.i16, ""), LLVMBuildZExt(b, sh, g->ir.i16, ""), "");
+  store(g, LLVMBuildOr(b, load(g, g->ir.i8, ptr), LLVMBuildTrunc(b, w, g->ir.i8, ""), ""), ptr);
+  if (8 % bits == 0)
+    return;
+  LLVMValueRef next = straddle(g, ptr, sh, bits);
+  LLVMValueRef hi = LLVMBuildTrunc(b, LLVMBuildLShr(b, w, LLVMConstInt(g->ir.i16, 8, 0), ""), g->ir.i8, "");
+  store(g, LLVMBuildOr(b, load(g, g->ir.i8, next), hi, ""), next);
 }
 
 static void copy_one(Gen *g, LLVMValueRef so, LLVMValueRef dof) { store_elem(g, convert(g, load_elem(g, so), 0), dof); }
@@ -505,9 +527,7 @@ static void emit_elementwise(Gen *g) {
   }
 }
 
-static LLVMTypeRef int_type(LycIR *ir, int bytes) {
-  return bytes == 1 ? ir->i8 : bytes == 2 ? ir->i16 : bytes == 4 ? ir->i32 : ir->i64;
-}
+static LLVMTypeRef int_type(LycIR *ir, int bytes) { return LLVMIntTypeInContext(ir->c, (unsigned)bytes * 8); }
 
 static void add_attr(LycIR *ir, LLVMValueRef fn, unsigned idx, const char *name) {
   unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));

@@ -4,19 +4,66 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define SL LY_ELEM_KIND_SIGNLESS
+#define SI LY_ELEM_KIND_SIGNED
+#define UI LY_ELEM_KIND_UNSIGNED
+#define FL LY_ELEM_KIND_FLOAT
+#define CX LY_ELEM_KIND_COMPLEX
+
 static const struct {
   const char *name;
   int bits;
+  LyElemKind kind;
+  LyElem component; /* complex: the float of each half */
 } elems[LY_ELEM_COUNT] = {
-    [LY_ELEM_I1] = {"i1", 1},         [LY_ELEM_I2] = {"i2", 2},       [LY_ELEM_I4] = {"i4", 4},
-    [LY_ELEM_I8] = {"i8", 8},         [LY_ELEM_I16] = {"i16", 16},    [LY_ELEM_I32] = {"i32", 32},
-    [LY_ELEM_I64] = {"i64", 64},      [LY_ELEM_F16] = {"f16", 16},    [LY_ELEM_BF16] = {"bf16", 16},
-    [LY_ELEM_F32] = {"f32", 32},      [LY_ELEM_F64] = {"f64", 64},    [LY_ELEM_F8E4M3FN] = {"f8E4M3FN", 8},
-    [LY_ELEM_F8E5M2] = {"f8E5M2", 8},
+    [LY_ELEM_I1] = {"i1", 1, SL},
+    [LY_ELEM_I2] = {"i2", 2, SL},
+    [LY_ELEM_I4] = {"i4", 4, SL},
+    [LY_ELEM_I8] = {"i8", 8, SL},
+    [LY_ELEM_I16] = {"i16", 16, SL},
+    [LY_ELEM_I32] = {"i32", 32, SL},
+    [LY_ELEM_I64] = {"i64", 64, SL},
+    [LY_ELEM_F16] = {"f16", 16, FL},
+    [LY_ELEM_BF16] = {"bf16", 16, FL},
+    [LY_ELEM_F32] = {"f32", 32, FL},
+    [LY_ELEM_F64] = {"f64", 64, FL},
+    [LY_ELEM_F8E4M3FN] = {"f8E4M3FN", 8, FL},
+    [LY_ELEM_F8E5M2] = {"f8E5M2", 8, FL},
+    [LY_ELEM_UI8] = {"ui8", 8, UI},
+    [LY_ELEM_UI16] = {"ui16", 16, UI},
+    [LY_ELEM_UI32] = {"ui32", 32, UI},
+    [LY_ELEM_UI64] = {"ui64", 64, UI},
+    [LY_ELEM_SI8] = {"si8", 8, SI},
+    [LY_ELEM_SI16] = {"si16", 16, SI},
+    [LY_ELEM_SI32] = {"si32", 32, SI},
+    [LY_ELEM_SI64] = {"si64", 64, SI},
+    [LY_ELEM_INDEX] = {"index", 64, SL}, /* MLIR's default data layout */
+    [LY_ELEM_F8E4M3FNUZ] = {"f8E4M3FNUZ", 8, FL},
+    [LY_ELEM_F8E5M2FNUZ] = {"f8E5M2FNUZ", 8, FL},
+    [LY_ELEM_F8E4M3B11FNUZ] = {"f8E4M3B11FNUZ", 8, FL},
+    [LY_ELEM_F8E8M0FNU] = {"f8E8M0FNU", 8, FL},
+    [LY_ELEM_F6E2M3FN] = {"f6E2M3FN", 6, FL},
+    [LY_ELEM_F6E3M2FN] = {"f6E3M2FN", 6, FL},
+    [LY_ELEM_F4E2M1FN] = {"f4E2M1FN", 4, FL},
+    [LY_ELEM_TF32] = {"tf32", 32, FL}, /* stored as an f32 whose low 13 bits are zero */
+    [LY_ELEM_COMPLEX_F16] = {"complex<f16>", 32, CX, LY_ELEM_F16},
+    [LY_ELEM_COMPLEX_F32] = {"complex<f32>", 64, CX, LY_ELEM_F32},
+    [LY_ELEM_COMPLEX_F64] = {"complex<f64>", 128, CX, LY_ELEM_F64},
 };
 
 const char *lyElemGetName(LyElem e) { return (unsigned)e < LY_ELEM_COUNT ? elems[e].name : "?"; }
 int lyElemGetBits(LyElem e) { return (unsigned)e < LY_ELEM_COUNT ? elems[e].bits : 0; }
+LyElemKind lyElemGetKind(LyElem e) { return (unsigned)e < LY_ELEM_COUNT ? elems[e].kind : SL; }
+LyElem lyElemGetComponent(LyElem e) { return lyElemGetKind(e) == CX ? elems[e].component : e; }
+
+int lyElemFromName(const char *name, size_t len, LyElem *out) {
+  for (int e = 0; e < LY_ELEM_COUNT; e++)
+    if (strlen(elems[e].name) == len && !memcmp(elems[e].name, name, len)) {
+      *out = (LyElem)e;
+      return 1;
+    }
+  return 0;
+}
 
 int lyTypeGetRank(LyType t) { return lyd_type(t)->rank; }
 int64_t lyTypeGetDim(LyType t, int d) {

@@ -1,6 +1,6 @@
 /* dnnl_reorder: oneDNN's reorder as a test oracle for `layoutc repack` (not product code).
  * Usage: dnnl_reorder SRC_TAG DST_TAG D0,D1,... SRC_DT DST_DT IN OUT
- * Tags are oneDNN tag names ("abcd", "aBcd16b"); data types f32 bf16 f16 s8 s32. IN holds exactly
+ * Tags are oneDNN tag names ("abcd", "aBcd16b"); data types f32 bf16 f16 s8 s32 u8. IN holds exactly
  * the source memory's bytes; OUT receives the whole destination memory (padding included) as the
  * reorder leaves it. The destination is filled with 0xA5 after the memory object is created (oneDNN
  * zero-pads buffers when they are attached), so OUT shows what the reorder itself writes. */
@@ -35,13 +35,13 @@ static int find_dt(const char *name, dnnl_data_type_t *out) {
   static const struct {
     const char *name;
     dnnl_data_type_t dt;
-  } dts[] = {{"f32", dnnl_f32}, {"bf16", dnnl_bf16}, {"f16", dnnl_f16}, {"s8", dnnl_s8}, {"s32", dnnl_s32}};
+  } dts[] = {{"f32", dnnl_f32}, {"bf16", dnnl_bf16}, {"f16", dnnl_f16}, {"s8", dnnl_s8}, {"s32", dnnl_s32}, {"u8", dnnl_u8}};
   for (size_t i = 0; i < sizeof dts / sizeof dts[0]; i++)
     if (!strcmp(dts[i].name, name)) {
       *out = dts[i].dt;
       return 1;
     }
-  fprintf(stderr, "dnnl_reorder: unknown data type '%s' (f32 bf16 f16 s8 s32)\n", name);
+  fprintf(stderr, "dnnl_reorder: unknown data type '%s' (f32 bf16 f16 s8 s32 u8)\n", name);
   return 0;
 }
 

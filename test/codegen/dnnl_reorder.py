@@ -32,7 +32,10 @@ import subprocess
 import sys
 import tempfile
 
-ELEM = {"f32": ("f32", 4), "bf16": ("bf16", 2), "f16": ("f16", 2), "s8": ("i8", 1), "s32": ("i32", 4)}
+ELEM = {"f32": ("f32", 4), "bf16": ("bf16", 2), "f16": ("f16", 2), "s8": ("i8", 1), "s32": ("i32", 4),
+        "u8": ("ui8", 1)}
+# oneDNN's s8 and s32 are both layoutc's signless iN and its signed siN: cases alternate.
+SIGNED = {"s8": "si8", "s32": "si32"}
 
 # (rank, [tags]): pairs are drawn from each family, in both directions.
 TAGS = {
@@ -47,7 +50,9 @@ TAGS = {
 # oneDNN but wraps in layoutc, so it is not compared here).
 DTYPES = [("f32", "f32"), ("f32", "bf16"), ("bf16", "f32"), ("bf16", "bf16"), ("f32", "f16"),
           ("f16", "f32"), ("s8", "s8"), ("s8", "s32"), ("s32", "s32"), ("f32", "s8"),
-          ("s8", "f32"), ("s8", "bf16"), ("s32", "f32")]
+          ("s8", "f32"), ("s8", "bf16"), ("s32", "f32"),
+          # u8 zero-extends (u8 -> s32, f32, bf16) and saturates from floats at 0 and 255
+          ("u8", "u8"), ("u8", "s32"), ("u8", "f32"), ("f32", "u8"), ("u8", "bf16")]
 
 # Fixed cases from the issue: padded destinations and f32 -> bf16.
 FIXED = [
@@ -117,7 +122,8 @@ def quick(n):
 
 
 def layoutc_type(dims, dt, tag):
-    return 'tensor<%sx%s, "%s">' % ("x".join(map(str, dims)), ELEM[dt][0], tag)
+    elem = SIGNED[dt] if dt in SIGNED and sum(dims) % 2 else ELEM[dt][0]
+    return 'tensor<%sx%s, "%s">' % ("x".join(map(str, dims)), elem, tag)
 
 
 def random_case(rng):
@@ -140,7 +146,7 @@ def run_case(args, case, rng, tmp, threads):
         return "layoutc describe failed: " + size.stderr.strip(), 0, 0
     sbytes = json.loads(size.stdout)["size_bytes"]
     count = sbytes // ELEM[sdt][1]
-    data = finite_f32_source(count, rng) if (sdt == "f32" and ddt == "s8") else random_source(sdt, count, rng)
+    data = finite_f32_source(count, rng) if (sdt == "f32" and ddt in ("s8", "u8")) else random_source(sdt, count, rng)
     inp, out_d, out_l = (os.path.join(tmp, n) for n in ("in", "out.dnnl", "out.ly"))
     with open(inp, "wb") as f:
         f.write(data)

@@ -31,7 +31,7 @@ func.func @multiline(%a: tensor<
 // -----
 // A type's '>' that is missing at the end of a line: the next token is in
 // the way (a type may span lines; it ends at '{', '}', '=' or '->').
-// CHECK: type-diagnostics.mlir:[[@LINE+4]]:3: error: expected '>' or ',', found '"func.return"'
+// CHECK: type-diagnostics.mlir:[[@LINE+4]]:3: error: expected '<', '>' or ',', found '"func.return"'
 // CHECK-NEXT: {{^}}  "func.return"() : () -> ()
 func.func @arrow(%a: tensor<4x6xf32>) {
   %0 = "layout.view"(%a) : (tensor<4x6xf32>) -> tensor<24xf32

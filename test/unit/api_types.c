@@ -2,6 +2,7 @@
  * print, diagnostics. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "layoutc/layoutc.h"
@@ -83,6 +84,39 @@ static void test_queries(LyContext c) {
 
 static void collect(const char *piece, size_t len, void *user) { strncat(user, piece, len); }
 
+/* Every element type, as an embedder walks them: the name parses back to the same enum value and
+ * the same type lyTypeGetRowMajor builds; the kind and component agree with the spelling; the
+ * byte size is SPEC 2.4's ceil(elements * bits / 8). */
+static void test_elements(LyContext c) {
+  for (int i = 0; i < LY_ELEM_COUNT; i++) {
+    LyElem e = (LyElem)i, back = LY_ELEM_COUNT;
+    const char *name = lyElemGetName(e);
+    CHECK(lyElemFromName(name, strlen(name), &back) && back == e);
+    char text[64];
+    snprintf(text, sizeof text, "tensor<5x%s>", name);
+    LyType t = parse(c, text);
+    int64_t dims[] = {5}, bytes = -1;
+    CHECK(!lyTypeIsNull(t) && lyTypeGetElement(t) == e && lyTypeEqual(t, lyTypeGetRowMajor(c, e, 1, dims)));
+    CHECK(lyTypeGetSizeBytes(t, &bytes) == LY_OK && bytes == (5 * lyElemGetBits(e) + 7) / 8);
+    LyElemKind k = lyElemGetKind(e);
+    CHECK((k == LY_ELEM_KIND_UNSIGNED) == !strncmp(name, "ui", 2));
+    CHECK((k == LY_ELEM_KIND_SIGNED) == !strncmp(name, "si", 2));
+    CHECK((k == LY_ELEM_KIND_COMPLEX) == !strncmp(name, "complex<", 8));
+    LyElem comp = lyElemGetComponent(e);
+    if (k == LY_ELEM_KIND_COMPLEX) /* complex<X>: two X */
+      CHECK(lyElemGetKind(comp) == LY_ELEM_KIND_FLOAT && 2 * lyElemGetBits(comp) == lyElemGetBits(e) &&
+            !strncmp(name + 8, lyElemGetName(comp), strlen(lyElemGetName(comp))));
+    else
+      CHECK(comp == e);
+  }
+  LyElem out = LY_ELEM_F32;
+  CHECK(!lyElemFromName("ui7", 3, &out) && !lyElemFromName("f8E4M3", 6, &out) && !lyElemFromName("u8", 2, &out) &&
+        out == LY_ELEM_F32);
+  CHECK(lyElemFromName("index", 5, &out) && out == LY_ELEM_INDEX && lyElemGetBits(out) == 64);
+  CHECK(lyElemGetBits(LY_ELEM_TF32) == 32 && lyElemGetBits(LY_ELEM_F6E2M3FN) == 6);
+  CHECK(lyElemGetBits(LY_ELEM_COUNT) == 0 && !strcmp(lyElemGetName(LY_ELEM_COUNT), "?"));
+}
+
 static void test_printing(LyContext c) {
   const char *cases[][2] = {
       {"tensor<2x20x3x3xf32, \"nChw16c\">", "tensor<2x20x3x3xf32, \"aBcd16b\">"},
@@ -119,6 +153,7 @@ int main(void) {
   LyContext c = lyContextCreate();
   test_interning(c);
   test_queries(c);
+  test_elements(c);
   test_printing(c);
   test_diagnostics(c);
   lyContextDestroy(c);

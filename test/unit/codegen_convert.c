@@ -2,7 +2,7 @@
  * independent references: the C compiler's own conversions (_Float16, float, double, integer
  * casts), oneDNN's published f32-to-bf16 formula, and a brute-force "nearest representable value,
  * ties to even" search over every finite value of each narrow float format. Then every pair of
- * element types (156) against one generic reference: every code of each source of at most 16 bits
+ * real element types (870) against one generic reference: every code of each source of at most 16 bits
  * (signalling NaNs, infinities, subnormals included) and biased random patterns of the wider ones.
  * Prints `codegen_convert: N checks, K failures`; exit status 0 only if K == 0. */
 #include <math.h>
@@ -33,11 +33,15 @@ static LyType vec_type(int n, const char *elem) {
   return t;
 }
 
-/* Element i of a packed buffer of `bits`-bit elements (SPEC 2.4: sub-byte elements fill a byte
- * from its low-order bits; wider ones are little-endian bytes). */
+/* Element i of a packed buffer of `bits`-bit elements (SPEC 2.4: sub-byte elements fill bytes
+ * from their low-order bits, a 6-bit one straddling two bytes where it must; wider ones are
+ * little-endian bytes). */
 static unsigned long long get(const unsigned char *p, int bits, long i) {
-  if (bits < 8)
-    return (unsigned long long)(p[i * bits / 8] >> (i * bits % 8)) & ((1u << bits) - 1);
+  if (bits < 8) {
+    long bit = i * bits;
+    unsigned w = p[bit / 8] | (bit % 8 + bits > 8 ? (unsigned)p[bit / 8 + 1] << 8 : 0);
+    return (w >> (bit % 8)) & ((1u << bits) - 1);
+  }
   unsigned long long v = 0;
   for (int b = 0; b < bits / 8; b++)
     v |= (unsigned long long)p[i * (bits / 8) + b] << (8 * b);
@@ -46,8 +50,9 @@ static unsigned long long get(const unsigned char *p, int bits, long i) {
 
 static void put(unsigned char *p, int bits, long i, unsigned long long v) {
   if (bits < 8) {
-    p[i * bits / 8] = (unsigned char)((p[i * bits / 8] & ~(((1u << bits) - 1) << (i * bits % 8))) |
-                                      (v & ((1u << bits) - 1)) << (i * bits % 8));
+    long bit = i * bits;
+    for (int k = 0; k < bits; k++, bit++) /* bit by bit: no assumption on byte boundaries */
+      p[bit / 8] = (unsigned char)((p[bit / 8] & ~(1u << (bit % 8))) | ((v >> k & 1) << (bit % 8)));
     return;
   }
   for (int b = 0; b < bits / 8; b++)
@@ -144,14 +149,22 @@ static unsigned long long ref_f32_to_bf16(unsigned long long v) {
   }
 }
 
-/* Narrow float formats for the brute-force reference. */
+/* Narrow float formats for the brute-force reference, from their definitions: IEEE 754 (f16,
+ * bf16), the OCP 8-bit FP spec (E5M2 IEEE-like, E4M3FN: no infinity, S.1111.111 is NaN), MLIR's
+ * APFloat for the FNUZ formats (no infinity, no -0; 0x80 is the one NaN; E4M3 bias 8, E5M2 bias
+ * 16, E4M3B11 bias 11) and the OCP MX spec for FP6/FP4 (no infinity, no NaN). kind: 0 IEEE, 1 FN,
+ * 2 FNUZ, 3 finite only. */
 typedef struct {
   int ebits, mbits, bias, fn;
 } Fmt;
-static const Fmt F16 = {5, 10, 15, 0}, BF16 = {8, 7, 127, 0}, E5M2 = {5, 2, 15, 0}, E4M3 = {4, 3, 7, 1};
+static const Fmt F16 = {5, 10, 15, 0}, BF16 = {8, 7, 127, 0}, E5M2 = {5, 2, 15, 0}, E4M3 = {4, 3, 7, 1},
+                 E4M3UZ = {4, 3, 8, 2}, E5M2UZ = {5, 2, 16, 2}, E4M3B11 = {4, 3, 11, 2}, E2M3 = {2, 3, 1, 3},
+                 E3M2 = {3, 2, 3, 3}, E2M1 = {2, 1, 1, 3};
 
-static int code_is_nan(const Fmt *f, unsigned c) {
+static int code_is_nan(const Fmt *f, unsigned c) { /* c: the magnitude bits */
   unsigned e = (c >> f->mbits) & ((1u << f->ebits) - 1), m = c & ((1u << f->mbits) - 1);
+  if (f->fn >= 2)
+    return 0; /* FNUZ's NaN is the negative zero code; finite formats have none */
   if (f->fn)
     return e == (1u << f->ebits) - 1 && m == (1u << f->mbits) - 1;
   return e == (1u << f->ebits) - 1 && m;
@@ -159,7 +172,7 @@ static int code_is_nan(const Fmt *f, unsigned c) {
 
 static double code_value(const Fmt *f, unsigned c) { /* non-negative codes, finite */
   unsigned e = (c >> f->mbits) & ((1u << f->ebits) - 1), m = c & ((1u << f->mbits) - 1);
-  if (!f->fn && e == (1u << f->ebits) - 1)
+  if (f->fn == 0 && e == (1u << f->ebits) - 1)
     return INFINITY;
   if (e == 0)
     return ldexp(m, 1 - f->bias - f->mbits);
@@ -172,7 +185,7 @@ static unsigned brute_round(const Fmt *f, double x) {
   int sign = signbit(x) != 0;
   unsigned top = 1u << (f->ebits + f->mbits), best = 0, nan = f->fn ? top - 1 : ((1u << f->ebits) - 1) << f->mbits | 1u << (f->mbits - 1);
   if (isnan(x))
-    return nan | (sign ? top : 0);
+    return f->fn == 2 ? top : f->fn == 3 ? 0 : nan | (sign ? top : 0);
   double a = fabs(x), bestd = INFINITY;
   unsigned maxc = 0;
   for (unsigned c = 0; c < top; c++) {
@@ -183,11 +196,15 @@ static unsigned brute_round(const Fmt *f, double x) {
     if (d < bestd || (d == bestd && !(c & 1)))
       best = c, bestd = d;
   }
+  if (f->fn == 3) /* finite only: saturates at the largest value */
+    return (a >= code_value(f, maxc) ? maxc : best) | (sign ? top : 0);
+  if (f->fn == 2 && best == 0)
+    sign = 0; /* no negative zero */
   double ulp = code_value(f, maxc) - code_value(f, maxc - 1), over = code_value(f, maxc) + ulp;
-  unsigned overflow = f->fn ? top - 1 : ((1u << f->ebits) - 1) << f->mbits;
+  unsigned overflow = f->fn == 2 ? top : f->fn ? top - 1 : ((1u << f->ebits) - 1) << f->mbits;
   double dover = fabs(over - a); /* beyond `over` both distances round alike: decide directly */
   if (a >= over || dover < bestd || (dover == bestd && !((maxc + 1) & 1)))
-    best = overflow;
+    return f->fn == 2 ? top : overflow | (sign ? top : 0); /* FNUZ: the one NaN */
   return best | (sign ? top : 0);
 }
 
@@ -195,6 +212,10 @@ static unsigned brute_round(const Fmt *f, double x) {
  * cvtsd2ss do, and oneDNN's reorder with them); NaN-only formats have one NaN per sign. */
 static unsigned nan_narrow(const Fmt *f, int sign, unsigned long long payload_top64) {
   unsigned top = 1u << (f->ebits + f->mbits);
+  if (f->fn == 2)
+    return top; /* FNUZ: the one NaN */
+  if (f->fn == 3)
+    return 0; /* no NaN: +0, as a NaN converted to an integer */
   unsigned nan = f->fn ? top - 1
                        : ((1u << f->ebits) - 1) << f->mbits | 1u << (f->mbits - 1) | (unsigned)(payload_top64 >> (64 - f->mbits));
   return nan | (sign ? top : 0);
@@ -282,8 +303,8 @@ static void f32_inputs(unsigned long long *in, int n, int scale_exp) {
  * above: the specific references where they exist, brute-force rounding for the narrow formats. */
 
 typedef struct {
-  int is_int, nan, sign;
-  long long i;                 /* integer sources */
+  int is_int, uns, nan, sign;
+  long long i;                 /* integer sources (unsigned ones: the bits) */
   double v;                    /* float sources: the exact value (not NaN) */
   unsigned long long payload;  /* NaN: the mantissa field, aligned to bit 63 */
 } Meaning;
@@ -291,17 +312,38 @@ typedef struct {
 static LyElem sw_from, sw_to;
 
 static const Fmt *narrow_fmt(LyElem e) {
-  return e == LY_ELEM_F16 ? &F16 : e == LY_ELEM_BF16 ? &BF16 : e == LY_ELEM_F8E5M2 ? &E5M2 : &E4M3;
+  switch (e) {
+  case LY_ELEM_F16: return &F16;
+  case LY_ELEM_BF16: return &BF16;
+  case LY_ELEM_F8E5M2: return &E5M2;
+  case LY_ELEM_F8E4M3FN: return &E4M3;
+  case LY_ELEM_F8E4M3FNUZ: return &E4M3UZ;
+  case LY_ELEM_F8E5M2FNUZ: return &E5M2UZ;
+  case LY_ELEM_F8E4M3B11FNUZ: return &E4M3B11;
+  case LY_ELEM_F6E2M3FN: return &E2M3;
+  case LY_ELEM_F6E3M2FN: return &E3M2;
+  default: return &E2M1;
+  }
 }
+
+static int is_integer(LyElem e) { return lyElemGetKind(e) <= LY_ELEM_KIND_UNSIGNED; }
 
 static Meaning decode(LyElem e, unsigned long long c) {
   Meaning m = {0};
   int bits = lyElemGetBits(e);
-  if (e <= LY_ELEM_I64) {
+  if (is_integer(e)) {
     m.is_int = 1;
-    m.i = e == LY_ELEM_I1 ? (long long)(c & 1) : bits == 64 ? (long long)c : (long long)(c << (64 - bits)) >> (64 - bits);
+    m.uns = lyElemGetKind(e) == LY_ELEM_KIND_UNSIGNED || e == LY_ELEM_I1;
+    m.i = m.uns ? (long long)c : bits == 64 ? (long long)c : (long long)(c << (64 - bits)) >> (64 - bits);
     return m;
   }
+  if (e == LY_ELEM_F8E8M0FNU) { /* OCP MX scale: 2^(c - 127), 0xff NaN, no sign, no zero */
+    m.nan = c == 0xff;
+    m.v = ldexp(1, (int)c - 127);
+    return m;
+  }
+  if (e == LY_ELEM_TF32) /* an f32 word; its 13 low bits are not part of the value */
+    c &= ~0x1fffULL, e = LY_ELEM_F32;
   if (e == LY_ELEM_F32 || e == LY_ELEM_F64) {
     m.sign = (int)(c >> (bits - 1) & 1);
     m.nan = e == LY_ELEM_F32 ? isnan(f32_of(c)) : isnan(f64_of(c));
@@ -312,66 +354,110 @@ static Meaning decode(LyElem e, unsigned long long c) {
   const Fmt *f = narrow_fmt(e);
   unsigned mag = (unsigned)c & ((1u << (f->ebits + f->mbits)) - 1);
   m.sign = (int)(c >> (f->ebits + f->mbits) & 1);
+  if (f->fn == 2 && m.sign && mag == 0) /* FNUZ's NaN: no sign, no payload */
+    return (Meaning){.nan = 1};
   m.nan = code_is_nan(f, mag);
   m.v = m.sign ? -code_value(f, mag) : code_value(f, mag);
   m.payload = (unsigned long long)(mag & ((1u << f->mbits) - 1)) << (64 - f->mbits);
   return m;
 }
 
-/* |x| rounded to 8 significant bits, ties to even, in integer arithmetic; the result as a double
- * (exact: 8 significant bits). */
-static double round8(unsigned long long a) {
+/* a rounded to `sig` significant bits, ties to even, in integer arithmetic; the result as a
+ * double (exact: at most 11 significant bits). */
+static double round_sig(unsigned long long a, int sig) {
   int len = 64 - __builtin_clzll(a | 1);
-  if (len <= 8)
+  if (len <= sig)
     return (double)a;
-  int s = len - 8;
+  int s = len - sig;
   unsigned long long q = a >> s, rem = a & ((1ULL << s) - 1), half = 1ULL << (s - 1);
   if (rem > half || (rem == half && (q & 1)))
     q++;
   return ldexp((double)q, s);
 }
+static double round8(unsigned long long a) { return round_sig(a, 8); }
+
+/* tf32 (f32's range, 10 fraction bits) from a double: round to nearest even at the spacing of
+ * v's binade (2^-136 below 2^-126), overflow to infinity; the f32 word of the result. */
+static unsigned long long tf32_of(double v) {
+  if (v == 0)
+    return bits_f32((float)v);
+  int e = ilogb(v) < -126 ? -126 : ilogb(v);
+  double r = ldexp(nearbyint(ldexp(v, 10 - e)), e - 10);
+  return bits_f32(fabs(r) >= 0x1p128 ? copysign(INFINITY, v) : (float)r);
+}
+
+/* f8E8M0FNU from a value: the nearest power of two where a tie (1.5 * 2^e) goes up (APFloat's
+ * ties-to-even with a one-bit significand); no zero (zeros and values below 2^-127 give the
+ * smallest code); negative, infinite and too large values give the NaN. */
+static unsigned long long e8m0_of(double v) {
+  if (isnan(v) || isinf(v) || (v < 0))
+    return 0xff;
+  if (v == 0)
+    return 0;
+  int e = ilogb(v);
+  if (ldexp(v, -e) >= 1.5)
+    e++;
+  return e < -127 ? 0 : e > 127 ? 0xff : (unsigned long long)(e + 127);
+}
 
 static unsigned long long encode(LyElem to, Meaning m) {
   int bits = lyElemGetBits(to);
-  if (to <= LY_ELEM_I64) {
-    if (m.is_int) /* two's complement wrap; i1 keeps the low bit */
+  if (is_integer(to)) {
+    if (m.is_int) /* extend by the source's signedness, wrap; i1 keeps the low bit */
       return bits == 64 ? (unsigned long long)m.i : (unsigned long long)m.i & ((1ULL << bits) - 1);
     if (m.nan)
       return 0;
     double r = nearbyint(m.v);
     if (to == LY_ELEM_I1)
       return r >= 1;
+    if (lyElemGetKind(to) == LY_ELEM_KIND_UNSIGNED) /* saturate to [0, 2^bits - 1] */
+      return r <= 0 ? 0 : r >= ldexp(1, bits) ? (bits == 64 ? ~0ULL : (1ULL << bits) - 1) : (unsigned long long)r;
     double lo = -ldexp(1, bits - 1), hi = ldexp(1, bits - 1) - 1;
     long long x = r <= lo ? (long long)lo : r >= hi ? (bits == 64 ? INT64_MAX : (long long)hi) : (long long)r;
     return bits == 64 ? (unsigned long long)x : (unsigned long long)x & ((1ULL << bits) - 1);
   }
   if (m.is_int) {
+    int neg = !m.uns && m.i < 0;
+    unsigned long long a = neg ? 0 - (unsigned long long)m.i : (unsigned long long)m.i;
     if (to == LY_ELEM_F64)
-      return bits_f64((double)m.i);
+      return bits_f64(m.uns ? (double)(unsigned long long)m.i : (double)m.i);
     if (to == LY_ELEM_F32)
-      return bits_f32((float)m.i); /* one correct rounding from int64 */
+      return bits_f32(m.uns ? (float)(unsigned long long)m.i : (float)m.i); /* one correct rounding */
     if (to == LY_ELEM_BF16) { /* exactly to 8 bits, then the (exact) bf16 encoding */
-      double r = round8(m.i < 0 ? 0 - (unsigned long long)m.i : (unsigned long long)m.i);
-      return ref_f32_to_bf16(bits_f32((float)(m.i < 0 ? -r : r)));
+      double r = round8(a);
+      return ref_f32_to_bf16(bits_f32((float)(neg ? -r : r)));
     }
-    /* f16 and f8: every integer past 2^24 overflows these formats, so the double is as good */
-    m.v = (double)m.i;
+    if (to == LY_ELEM_TF32)
+      return tf32_of(neg ? -round_sig(a, 11) : round_sig(a, 11));
+    if (to == LY_ELEM_F8E8M0FNU)
+      return e8m0_of(neg ? -round_sig(a, 1) : round_sig(a, 1));
+    /* f16, f8, f6, f4: every integer past 2^24 overflows these formats, so the double is as good */
+    m.v = neg ? -(double)a : (double)a;
   } else if (m.nan) {
     if (sw_from == LY_ELEM_BF16 && to == LY_ELEM_F32) /* a shift: the payload untouched, as oneDNN */
+      return (unsigned long long)m.sign << 31 | 0x7f800000u | (m.payload >> 41);
+    if (sw_from == LY_ELEM_TF32 && to == LY_ELEM_F32) /* tf32's bits, likewise */
       return (unsigned long long)m.sign << 31 | 0x7f800000u | (m.payload >> 41);
     if (to == LY_ELEM_F32)
       return (unsigned long long)m.sign << 31 | 0x7fc00000u | (m.payload >> 41);
     if (to == LY_ELEM_F64)
       return (unsigned long long)m.sign << 63 | 0x7ff8000000000000ULL | (m.payload >> 12);
+    if (to == LY_ELEM_TF32)
+      return (unsigned long long)m.sign << 31 | 0x7fc00000u | (m.payload >> 54 << 13);
+    if (to == LY_ELEM_F8E8M0FNU)
+      return 0xff;
     return nan_narrow(narrow_fmt(to), m.sign, m.payload);
   }
   switch (to) {
   case LY_ELEM_F64: return bits_f64(m.v);
   case LY_ELEM_F32: return bits_f32((float)m.v); /* one correct rounding from double */
+  case LY_ELEM_TF32: return tf32_of(m.v);
+  case LY_ELEM_F8E8M0FNU: return e8m0_of(m.v);
   case LY_ELEM_BF16:
-    if (sw_from == LY_ELEM_F64) /* no flush: one rounding of the double */
+    /* oneDNN's flush is f32's; sources with values that are f32 subnormals round once */
+    if (sw_from == LY_ELEM_F64 || sw_from == LY_ELEM_TF32 || sw_from == LY_ELEM_F8E8M0FNU)
       return brute_round(&BF16, m.v);
-    return ref_f32_to_bf16(bits_f32((float)m.v)); /* every other source is exact in f32 */
+    return ref_f32_to_bf16(bits_f32((float)m.v));
   case LY_ELEM_F16:
     if (sw_from == LY_ELEM_F64)
       return brute_round(&F16, m.v);
@@ -387,7 +473,7 @@ static unsigned long long ref_any(unsigned long long v) { return encode(sw_to, d
 static void check_all_pairs(unsigned long long *in, int n, int slow_n) {
   for (int f = 0; f < LY_ELEM_COUNT; f++)
     for (int t = 0; t < LY_ELEM_COUNT; t++) {
-      if (f == t)
+      if (f == t || lyElemGetKind((LyElem)f) == LY_ELEM_KIND_COMPLEX || lyElemGetKind((LyElem)t) == LY_ELEM_KIND_COMPLEX)
         continue;
       sw_from = (LyElem)f, sw_to = (LyElem)t;
       int bits = lyElemGetBits(sw_from), count;
@@ -396,17 +482,64 @@ static void check_all_pairs(unsigned long long *in, int n, int slow_n) {
         for (int i = 0; i < count; i++)
           in[i] = (unsigned)i;
       } else {
-        count = f == LY_ELEM_F64 && (t == LY_ELEM_F16 || t == LY_ELEM_BF16) ? slow_n : n; /* brute force */
+        count = (f == LY_ELEM_F64 || f == LY_ELEM_TF32) && (t == LY_ELEM_F16 || t == LY_ELEM_BF16) ? slow_n : n; /* brute force */
         for (int i = 0; i < count; i++) {
           uint64_t r = next();
           in[i] = bits == 32 ? (i % 3 ? r >> 32 : (uint32_t)(int32_t)(int16_t)r) : r;
           if (f == LY_ELEM_F64 && i % 2) /* doubles inside the narrow ranges, not only huge and tiny */
             in[i] = bits_f64(ldexp((double)(r >> 11) / 9007199254740992.0 + 1.0, (int)(r % 80) - 40) * (r >> 63 ? -1 : 1));
-          if (f == LY_ELEM_F32 && i % 3 == 1)
+          if ((f == LY_ELEM_F32 || f == LY_ELEM_TF32) && i % 3 == 1)
             in[i] = bits_f32(ldexpf((float)(r >> 40 & 0xffff) / 64.0f, (int)((r >> 8) % 48) - 24));
         }
       }
       check_pair(lyElemGetName(sw_from), lyElemGetName(sw_to), in, count, ref_any);
+    }
+}
+
+/* complex<A> -> complex<B>: each half converts as A -> B (real part first); the interpreter and a
+ * kernel against the generic reference. A complex element never converts to or from a real one:
+ * both paths refuse the pair. */
+static void check_complex(int n) {
+  static const LyElem cx[] = {LY_ELEM_COMPLEX_F16, LY_ELEM_COMPLEX_F32, LY_ELEM_COMPLEX_F64};
+  for (int f = 0; f < 3; f++)
+    for (int t = 0; t < 3; t++) {
+      LyType s = vec_type(n, lyElemGetName(cx[f])), d = vec_type(n, lyElemGetName(cx[t]));
+      sw_from = lyElemGetComponent(cx[f]), sw_to = lyElemGetComponent(cx[t]);
+      int fb = lyElemGetBits(sw_from), tb = lyElemGetBits(sw_to);
+      unsigned char *src = calloc((size_t)n * 2, 8), *a = calloc((size_t)n * 2, 8), *b = calloc((size_t)n * 2, 8);
+      unsigned long long want[2 * 4096];
+      for (int i = 0; i < 2 * n; i++) {
+        uint64_t r = next();
+        unsigned long long c = fb == 64 ? (i % 2 ? r : bits_f64(ldexp((double)(r >> 11) / 9007199254740992.0 + 1.0, (int)(r % 60) - 30)))
+                               : fb == 32 ? (i % 2 ? r >> 32 : bits_f32(ldexpf((float)(r >> 40 & 0xffff) / 64.0f, (int)(r % 48) - 24)))
+                                          : r & 0xffff;
+        put(src, fb, i, c);
+        want[i] = f == t ? c : encode(sw_to, decode(sw_from, c)); /* a copy keeps every bit */
+      }
+      char what[64];
+      snprintf(what, sizeof what, "%s->%s interpreter", lyElemGetName(cx[f]), lyElemGetName(cx[t]));
+      if (lyRepackInterpret(ctx, s, d, src, a) != LY_OK)
+        fail(what, 0, 0, 0);
+      LyRepackKernel k = lyRepackKernelGet(rep, s, d, 2);
+      if (lyRepackKernelIsNull(k) || !lyRepackKernelIsCompiled(k))
+        fail(what, 0, 0, 1);
+      else
+        lyRepackRun(k, src, b);
+      for (int i = 0; i < 2 * n; i++, checks += 2) {
+        if (get(a, tb, i) != want[i])
+          fail(what, (unsigned long long)i, get(a, tb, i), want[i]);
+        if (get(b, tb, i) != want[i])
+          fail("complex jit", (unsigned long long)i, get(b, tb, i), want[i]);
+      }
+      free(src), free(a), free(b);
+      LyType real = vec_type(n, lyElemGetName(sw_to)); /* refused both ways, by both paths */
+      unsigned char dummy[8 * 2 * 4096];
+      checks += 4;
+      if (lyRepackInterpret(ctx, s, real, dummy, dummy) != LY_ERROR_INVALID ||
+          lyRepackInterpret(ctx, real, s, dummy, dummy) != LY_ERROR_INVALID)
+        fail("complex<->real interpreter not refused", (unsigned long long)f, 0, 1);
+      if (!lyRepackKernelIsNull(lyRepackKernelGet(rep, s, real, 1)) || !lyRepackKernelIsNull(lyRepackKernelGet(rep, real, s, 1)))
+        fail("complex<->real kernel not refused", (unsigned long long)f, 0, 1);
     }
 }
 
@@ -460,6 +593,8 @@ int main(void) {
   check_pair("i32", "bf16", in, B, ref_i32_to_bf16);
 
   check_all_pairs(in, B, B / 8);
+  lyContextSetDiagnosticHandler(ctx, NULL, NULL); /* the refusals below are expected */
+  check_complex(1000);
 
   printf("codegen_convert: %ld checks, %ld failures\n", checks, failures);
   lyRepackerDestroy(rep);

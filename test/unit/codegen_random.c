@@ -37,18 +37,22 @@ static const Pair pairs[] = {
     {"f8E4M3FN", "f32"}, {"f32", "f8E4M3FN"}, {"f8E5M2", "bf16"}, {"f16", "f8E5M2"}, {"f64", "f8E4M3FN"},
     {"f64", "f16"},  {"f64", "bf16"},  {"i4", "i4"},    {"i4", "i8"},     {"i8", "i4"},    {"i1", "f32"},
     {"f32", "i2"},   {"i2", "i2"},     {"i1", "i1"},    {"f8E5M2", "f8E4M3FN"},
+    /* MLIR's signedness, index, tf32, the FNUZ/E8M0/f6/f4 formats (f6 straddles bytes), complex */
+    {"ui8", "f32"},  {"f32", "ui8"},   {"si16", "ui32"}, {"index", "f64"}, {"ui64", "bf16"}, {"tf32", "bf16"},
+    {"f32", "tf32"}, {"f6E2M3FN", "f6E2M3FN"}, {"f6E3M2FN", "f32"}, {"f32", "f6E2M3FN"}, {"f4E2M1FN", "bf16"},
+    {"f16", "f4E2M1FN"}, {"f6E2M3FN", "i4"}, {"f8E8M0FNU", "f32"}, {"f32", "f8E4M3FNUZ"},
+    {"f8E5M2FNUZ", "f16"}, {"complex<f32>", "complex<f32>"}, {"complex<f64>", "complex<f16>"},
+    {"complex<f16>", "complex<f64>"},
 };
 
 static int elem_bytes(const char *e) {
-  if (!strcmp(e, "i1") || !strcmp(e, "i2") || !strcmp(e, "i4"))
-    return 0; /* packed: the offset check below is for whole bytes */
-  if (!strcmp(e, "f64") || !strcmp(e, "i64"))
-    return 8;
-  if (!strcmp(e, "f32") || !strcmp(e, "i32"))
-    return 4;
-  if (!strcmp(e, "f16") || !strcmp(e, "bf16") || !strcmp(e, "i16"))
-    return 2;
-  return 1;
+  LyElem x;
+  if (!lyElemFromName(e, strlen(e), &x)) {
+    fprintf(stderr, "unknown element %s\n", e);
+    exit(1);
+  }
+  int bits = lyElemGetBits(x);
+  return bits % 8 ? 0 : bits / 8; /* packed: the offset check below is for whole bytes */
 }
 
 static void shuffle(int *p, int n) {

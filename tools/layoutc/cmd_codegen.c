@@ -144,7 +144,7 @@ static void fill_bench_input(unsigned char *buf, int64_t bytes, LyElem e) {
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
     buf[i] = (unsigned char)x;
   }
-  int top = e == LY_ELEM_F16 ? 14 : e == LY_ELEM_BF16 ? 14 : e == LY_ELEM_F32 ? 30 : e == LY_ELEM_F64 ? 62 : -1;
+  int top = e == LY_ELEM_F16 ? 14 : e == LY_ELEM_BF16 ? 14 : e == LY_ELEM_F32 || e == LY_ELEM_TF32 ? 30 : e == LY_ELEM_F64 ? 62 : -1;
   int width = lyElemGetBits(e) / 8;
   if (top < 0)
     return;
