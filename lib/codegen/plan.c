@@ -236,48 +236,82 @@ static int64_t gcd64(int64_t a, int64_t b) {
   return a;
 }
 
-/* Whether every vector store of a register-transpose nest lands on a
- * multiple of its own size when the destination starts 64-byte aligned:
- * the gcd of all the destination offsets a store can have, in bytes. */
+/* The line the stores of a transpose should fill: a non-temporal store of
+ * part of a line is flushed to memory alone (a read-modify-write there), so
+ * a 32-byte vector transposing f32 into nhwc with stores that bypass the
+ * cache ran at 0.12x of the copy limit against 0.30x with plain stores. */
+#define LINE_BYTES 64
+
+/* V-row chunks of X one tile group transposes together (xg), so the pieces
+ * it stores at one Y position are a whole line, one after another: with
+ * 32-byte vectors two 8x8 f32 transposes per line, four for 16-byte bf16
+ * pieces. X must be a multiple of the group; a tile whose destination run
+ * continues across Y (packed stores) already writes whole runs. */
+static int x_line_group(const LycNest *x, int V, int dbytes) {
+  const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
+  if (X->n < V || (x->ny == 1 && Y->ds == V))
+    return 1;
+  int xg = V * dbytes < LINE_BYTES ? LINE_BYTES / (V * dbytes) : 1;
+  if (xg > 4)
+    xg = 4; /* 16-byte vectors narrowed to 8-byte pieces: registers run out first */
+  while (xg > 1 && X->n % ((int64_t)xg * V))
+    xg /= 2;
+  return xg;
+}
+
+/* Whether the vector stores of a register-transpose nest may bypass the
+ * cache when the destination starts 64-byte aligned: each store aligned to
+ * its own size, and each burst of stores one tile makes at one place (the
+ * xg pieces of a Y position, or a packed tile's whole run) covering whole
+ * lines. Decided on the gcd of all the destination offsets a burst can
+ * start at, in bytes. */
 static bool zip_aligned(const LycNest *x, int V, int dbytes) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
   int64_t width = X->n < V ? X->n + x->xpad : V; /* elements per Y position in a full tile */
   if (width & (width - 1))
     return false;
   bool contiguous = x->ny == 1 && Y->ds == width;
+  bool group_contiguous = !contiguous && x->ny == 1 && Y->ds == x->xg * width; /* f32 -> bf16 nChw16c */
   int64_t unit = (contiguous ? V : width) * dbytes, g = x->dst_base;
+  int64_t burst = (contiguous || group_contiguous ? V : 1) * x->xg * width * dbytes;
   for (int i = 0; i < x->nloops - 1 - x->ny; i++)
     g = gcd64(g, x->loops[i].ds);
   for (int i = x->nloops - 1 - x->ny; i < x->nloops - 1; i++)
     g = gcd64(g, x->ny == 1 ? V * Y->ds : x->loops[i].ds);
-  g = gcd64(g, contiguous ? V : Y->ds);
-  if (X->n > width)
-    g = gcd64(g, width);
-  return unit >= 16 && unit <= 64 && !(unit & (unit - 1)) && (g == 0 || (g * dbytes) % unit == 0);
+  if (!contiguous && !group_contiguous)
+    g = gcd64(g, Y->ds);
+  if (X->n > x->xg * width)
+    g = gcd64(g, x->xg * width);
+  return unit >= 16 && unit <= LINE_BYTES && !(unit & (unit - 1)) && burst % LINE_BYTES == 0 &&
+         (g == 0 || (g * dbytes) % LINE_BYTES == 0);
 }
 
 /* Each X row a Y sweep reads is a separate source stream, usually on its
  * own page: beyond a few hundred the TLB and the prefetchers lose track
  * (8192x8192 f32 transposes at 0.35x memcpy unblocked, 0.85x with blocks of
- * 256 or 512 rows), so long X loops are swept in super-blocks. */
+ * 256 or 512 rows), so long X loops are swept in super-blocks (a multiple
+ * of the tile group). */
 #define X_SUPER 512
 
 static int64_t x_super_block(const LycNest *x, int V) {
   const LycLoop *X = &x->loops[x->nloops - 1];
+  int64_t step = (int64_t)V * x->xg;
   if (X->n <= X_SUPER)
     return 0;
-  for (int64_t s = X_SUPER; s >= V; s -= V)
+  for (int64_t s = X_SUPER / step * step; s >= step; s -= step)
     if (X->n % s == 0)
       return s;
   return 0;
 }
 
-/* How many V-wide Y blocks a tile row covers: runs of 4 vectors (256 bytes
- * of f32) per source row let the prefetcher follow each row (+10-25% on the
- * transposes measured); a multi-loop Y group keeps 1. */
-static int y_multiple(const LycNest *x, int V) {
+/* How many V-wide Y blocks a tile row covers: runs of 256 bytes per source
+ * row (4 vectors of 16 f32, 8 of 8) let the prefetcher follow each row
+ * (+10-25% on the transposes measured); a multi-loop Y group keeps 1. */
+#define Y_RUN_BYTES 256
+
+static int y_multiple(const LycNest *x, int V, int sbytes) {
   int64_t blocks = x->loops[x->nloops - 2].n / V;
-  int want = 4;
+  int want = Y_RUN_BYTES / (V * sbytes) > 1 ? Y_RUN_BYTES / (V * sbytes) : 1;
   while (want > 1 && (x->ny != 1 || blocks < want || blocks % want))
     want /= 2;
   return want;
@@ -312,9 +346,10 @@ static void shape_nest(LycNest *x, int V, int sbytes, int dbytes) {
   if (last->ss == 1 && last->ds == 1)
     x->inner = LYC_INNER_CONTIG;
   else if (V >= 2 && try_zip(x, V)) {
+    x->xg = x_line_group(x, V, dbytes);
     x->aligned = zip_aligned(x, V, dbytes);
     x->xsuper = x_super_block(x, V);
-    x->ym = y_multiple(x, V);
+    x->ym = y_multiple(x, V, sbytes);
     x->prefetch = row_prefetch(x, V, sbytes);
   }
 }
@@ -585,6 +620,8 @@ static void print_nest(const LycNest *x, const char *what, int i, LyBuf *out) {
     ly_buf_printf(out, " xsuper=%lld", (long long)x->xsuper);
   if (x->ym > 1)
     ly_buf_printf(out, " ym=%d", x->ym);
+  if (x->xg > 1)
+    ly_buf_printf(out, " xg=%d", x->xg);
   if (x->xpad)
     ly_buf_printf(out, " xpad=%d", x->xpad);
   if (x->prefetch)

@@ -189,9 +189,12 @@ static LLVMValueRef y_dst_offset(Gen *g, const LycNest *x, LLVMValueRef y) {
 
 /* A tile: `rows` real X rows (the rest of the xt, a power of two <= V, are
  * zero) by `yv` valid Y positions out of V; `width` elements are stored per
- * Y position: the rows, then destination padding (zero rows) up to width. */
+ * Y position: the rows, then destination padding (zero rows) up to width.
+ * A group of xg such tiles (full ones, X chunks side by side) stores its
+ * pieces Y position by Y position, so each position's line is written whole
+ * by consecutive stores. */
 typedef struct {
-  int xt, rows, yv, width;
+  int xt, rows, yv, width, xg;
 } Tile;
 
 static LLVMValueRef lane_mask(Gen *g, int n, int valid) {
@@ -258,25 +261,28 @@ static void store_packed(Gen *g, const LycNest *x, LLVMValueRef *out, Tile t, LL
   }
 }
 
-/* Stores the tile one Y position at a time (width elements each). */
+/* Stores the tile group one Y position at a time (width elements of each of
+ * the xg chunks, side by side; out holds V vectors per chunk). */
 static void store_pieces(Gen *g, const LycNest *x, LLVMValueRef *out, Tile t, LLVMValueRef dof, LLVMValueRef y0,
                          bool full) {
   const LycLoop *Yin = &x->loops[x->nloops - 2];
   int V = g->p->vlen, per = V / t.xt;
   for (int y = 0; y < t.yv; y++) {
-    LLVMValueRef piece = out[y / per], m[64];
-    if (t.width < V) {
-      for (int e = 0; e < t.width; e++)
-        m[e] = LLVMConstInt(g->ir.i32, (unsigned)((y % per) * t.xt + e), 0);
-      piece = LLVMBuildShuffleVector(g->ir.b, piece, LLVMGetUndef(LLVMTypeOf(piece)), LLVMConstVector(m, (unsigned)t.width),
-                                     "piece");
-    }
     LLVMValueRef yoff = x->ny == 1 ? lyc_i64(&g->ir, y * Yin->ds) : y_dst_offset(g, x, add(g, y0, lyc_i64(&g->ir, y)));
-    LLVMValueRef ptr = at(g, g->dst, add(g, dof, yoff), g->p->dbytes);
-    if (full && g->nt && x->aligned)
-      store_nt(g, piece, ptr, (unsigned)(t.width * g->p->dbytes));
-    else
-      store(g, piece, ptr);
+    for (int c = 0; c < t.xg; c++) {
+      LLVMValueRef piece = out[c * V + y / per], m[64];
+      if (t.width < V) {
+        for (int e = 0; e < t.width; e++)
+          m[e] = LLVMConstInt(g->ir.i32, (unsigned)((y % per) * t.xt + e), 0);
+        piece = LLVMBuildShuffleVector(g->ir.b, piece, LLVMGetUndef(LLVMTypeOf(piece)),
+                                       LLVMConstVector(m, (unsigned)t.width), "piece");
+      }
+      LLVMValueRef ptr = at(g, g->dst, add(g, dof, add(g, yoff, lyc_i64(&g->ir, (int64_t)c * V))), g->p->dbytes);
+      if (full && g->nt && x->aligned)
+        store_nt(g, piece, ptr, (unsigned)(t.width * g->p->dbytes));
+      else
+        store(g, piece, ptr);
+    }
   }
 }
 
@@ -295,9 +301,9 @@ static void prefetch(Gen *g, LLVMValueRef ptr, int ahead) {
  * most 4: nhwc with 3 channels) is one contiguous run of yv*V elements:
  * load it as yv vectors and pick each Y position's V elements out of them
  * (lane e of the run is row e / yv, position e % yv), instead of yv masked
- * loads per row. Each result is V destination-contiguous elements. */
-static void deinterleave_tile(Gen *g, const LycNest *x, int yv, LLVMValueRef so, LLVMValueRef dof) {
-  const LycLoop *Yin = &x->loops[x->nloops - 2];
+ * loads per row. out[y] gets V destination-contiguous elements, as a full
+ * transpose leaves them. */
+static void deinterleave_tile(Gen *g, int yv, LLVMValueRef so, LLVMValueRef *out) {
   int V = g->p->vlen;
   LLVMTypeRef vt = vec(g->st, V);
   LLVMValueRef v[4], idx[64], m[64];
@@ -312,40 +318,48 @@ static void deinterleave_tile(Gen *g, const LycNest *x, int yv, LLVMValueRef so,
   for (int y = 0; y < yv; y++) {
     for (int l = 0; l < V; l++)
       m[l] = LLVMConstInt(g->ir.i32, (unsigned)(l * yv + y), 0);
-    LLVMValueRef out = convert(g, LLVMBuildShuffleVector(g->ir.b, a, b, LLVMConstVector(m, (unsigned)V), "deint"), V);
-    store(g, out, at(g, g->dst, add(g, dof, lyc_i64(&g->ir, y * Yin->ds)), g->p->dbytes));
+    out[y] = convert(g, LLVMBuildShuffleVector(g->ir.b, a, b, LLVMConstVector(m, (unsigned)V), "deint"), V);
   }
 }
 
-/* One tile: X rows x0.. (so, dof include them), Y positions y0... */
-static void zip_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef dof, LLVMValueRef y0) {
+/* The converted result vectors of one tile (X rows from so): out[k] holds
+ * destination-contiguous runs of xt elements, V/xt Y positions each. */
+static void tile_vectors(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef *out) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Yin = &x->loops[x->nloops - 2];
   int V = g->p->vlen;
   if (x->ny == 1 && t.rows == V && t.yv == Yin->n && t.yv <= 4 && X->ss == Yin->n) {
-    deinterleave_tile(g, x, t.yv, so, dof);
+    deinterleave_tile(g, t.yv, so, out);
     return;
   }
   bool narrow_first = g->p->dbytes < g->p->sbytes; /* shuffle the narrower elements */
   LLVMTypeRef vt = vec(g->st, V);
-  LLVMValueRef v[64];
   for (int r = 0; r < t.xt; r++) {
     if (r >= t.rows)
-      v[r] = LLVMConstNull(vt); /* padding rows: zero, and never stored */
+      out[r] = LLVMConstNull(vt); /* padding rows: zero, and never stored */
     else {
       LLVMValueRef ptr = at(g, g->src, add(g, so, lyc_i64(&g->ir, r * X->ss)), g->p->sbytes);
       if (x->prefetch && t.yv == V)
         prefetch(g, ptr, x->prefetch);
-      v[r] = t.yv == V ? load(g, vt, ptr) : masked_load(g, vt, ptr, V, t.yv);
+      out[r] = t.yv == V ? load(g, vt, ptr) : masked_load(g, vt, ptr, V, t.yv);
     }
     if (narrow_first)
-      v[r] = convert(g, v[r], V);
+      out[r] = convert(g, out[r], V);
   }
-  zip(g, v, t.xt, V);
+  zip(g, out, t.xt, V);
   for (int k = 0; k < t.xt && !narrow_first; k++)
-    v[k] = convert(g, v[k], V);
+    out[k] = convert(g, out[k], V);
+}
+
+/* One tile group: X rows x0.. (so, dof include them), Y positions y0... */
+static void zip_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef dof, LLVMValueRef y0) {
+  const LycLoop *X = &x->loops[x->nloops - 1], *Yin = &x->loops[x->nloops - 2];
+  int V = g->p->vlen;
+  LLVMValueRef v[4 * 64];
+  for (int c = 0; c < t.xg; c++)
+    tile_vectors(g, x, t, add(g, so, lyc_i64(&g->ir, (int64_t)c * V * X->ss)), v + c * V);
   /* Full tiles are the ones zip_aligned() judged for non-temporal stores. */
   bool full = t.yv == V && t.width == (X->n < V ? X->n + x->xpad : V);
-  if (x->ny == 1 && Yin->ds == t.width)
+  if (x->ny == 1 && Yin->ds == t.width && t.xg == 1)
     store_packed(g, x, v, t, dof, full);
   else
     store_pieces(g, x, v, t, dof, y0, full);
@@ -377,18 +391,20 @@ static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVM
                    LLVMValueRef y0) {
   const LycLoop *X = &x->loops[x->nloops - 1];
   int V = g->p->vlen, tail = (int)(nrows % V);
-  if (nrows >= V) {
+  if (nrows >= V) { /* groups of xg chunks (the planner made nrows a multiple) */
+    int xg = x->xg > 1 ? x->xg : 1;
+    int64_t ngroups = nrows / ((int64_t)V * xg);
     LycLoopIR l;
-    LLVMValueRef xc = nrows >= 2 * V ? lyc_loop_begin(&g->ir, &l, lyc_i64(&g->ir, 0), lyc_i64(&g->ir, nrows / V), "xc") : NULL;
-    LLVMValueRef x0 = xc ? lyc_mul_const(&g->ir, xc, V, "x0") : lyc_i64(&g->ir, 0);
-    y_run(g, x, (Tile){V, V, yv, V}, ym, step(g, so, x0, X->ss), add(g, dof, x0), y0);
+    LLVMValueRef xc = ngroups >= 2 ? lyc_loop_begin(&g->ir, &l, lyc_i64(&g->ir, 0), lyc_i64(&g->ir, ngroups), "xc") : NULL;
+    LLVMValueRef x0 = xc ? lyc_mul_const(&g->ir, xc, (int64_t)V * xg, "x0") : lyc_i64(&g->ir, 0);
+    y_run(g, x, (Tile){V, V, yv, V, xg}, ym, step(g, so, x0, X->ss), add(g, dof, x0), y0);
     if (xc)
       lyc_loop_end(&g->ir, &l);
   }
   if (tail) {
     int64_t x0 = nrows - tail;
     int width = tail + x->xpad;
-    y_run(g, x, (Tile){pow2_ceil(width), tail, yv, width}, ym, add(g, so, lyc_i64(&g->ir, x0 * X->ss)),
+    y_run(g, x, (Tile){pow2_ceil(width), tail, yv, width, 1}, ym, add(g, so, lyc_i64(&g->ir, x0 * X->ss)),
           add(g, dof, lyc_i64(&g->ir, x0)), y0);
   }
 }
