@@ -265,15 +265,15 @@ static int x_line_group(const LycNest *x, int V, int dbytes) {
  * xg pieces of a Y position, or a packed tile's whole run) covering whole
  * lines. Decided on the gcd of all the destination offsets a burst can
  * start at, in bytes. */
-static bool zip_aligned(const LycNest *x, int V, int dbytes) {
+static bool zip_aligned(const LycNest *x, int V, int dbits) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
   int64_t width = X->n < V ? X->n + x->xpad : V; /* elements per Y position in a full tile */
   if (width & (width - 1))
     return false;
   bool contiguous = x->ny == 1 && Y->ds == width;
   bool group_contiguous = !contiguous && x->ny == 1 && Y->ds == x->xg * width; /* f32 -> bf16 nChw16c */
-  int64_t unit = (contiguous ? V : width) * dbytes, g = x->dst_base;
-  int64_t burst = (contiguous || group_contiguous ? V : 1) * x->xg * width * dbytes;
+  int64_t unit = (contiguous ? V : width) * dbits / 8, g = x->dst_base; /* bytes (sub-byte: packed) */
+  int64_t burst = (contiguous || group_contiguous ? V : 1) * x->xg * width * dbits / 8;
   for (int i = 0; i < x->nloops - 1 - x->ny; i++)
     g = gcd64(g, x->loops[i].ds);
   for (int i = x->nloops - 1 - x->ny; i < x->nloops - 1; i++)
@@ -283,7 +283,7 @@ static bool zip_aligned(const LycNest *x, int V, int dbytes) {
   if (X->n > x->xg * width)
     g = gcd64(g, x->xg * width);
   return unit >= 16 && unit <= LINE_BYTES && !(unit & (unit - 1)) && burst % LINE_BYTES == 0 &&
-         (g == 0 || (g * dbytes) % LINE_BYTES == 0);
+         (g == 0 || (g * dbits) % (LINE_BYTES * 8) == 0);
 }
 
 /* Each X row a Y sweep reads is a separate source stream, usually on its
@@ -325,16 +325,41 @@ static int y_multiple(const LycNest *x, int V, int sbytes) {
  * sweep reads, one run of Y blocks ahead: with 64 source rows in flight
  * (nchw -> nhwc) the prefetchers drop them (0.60x -> 1.07x of the copy
  * limit with 32-byte vectors). */
-static int row_prefetch(const LycNest *x, int V, int sbytes) {
-  const LycLoop *X = &x->loops[x->nloops - 1];
-  int64_t row_bytes = X->ss * sbytes, rows = X->n < V ? X->n : V;
+static int row_prefetch(const LycNest *x, int V, int sbits) {
+  const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
+  int64_t row_bytes = X->ss * sbits / 8, rows = X->n < V ? X->n : V;
   if (rows <= 4)
     return row_bytes >= 1024 || row_bytes <= -1024 ? 1024 : 0;
   int64_t run = (int64_t)x->ym * V;
-  return x->ny == 1 && x->loops[x->nloops - 2].n > run ? (int)(run * sbytes) : 0;
+  bool continued = Y->n > run; /* the next sweep, or an outer loop, reads on along the rows */
+  for (int i = 0; i < x->nloops - 2; i++)
+    continued = continued || x->loops[i].ss == Y->n;
+  return x->ny == 1 && continued ? (int)(run * sbits / 8) : 0;
 }
 
-static void shape_nest(LycNest *x, int V, int sbytes, int dbytes) {
+/* Whether a transpose over sub-byte elements moves whole bytes: every tile
+ * starts, on each packed side, at a multiple of the elements per byte and
+ * covers whole bytes (full Y blocks of V, X in chunks of V or one chunk of
+ * a power of two), so tiles unpack bytes into one element per lane and pack
+ * the results back, and no two tiles (or threads) share a byte. */
+static bool whole_bytes(const LycNest *x, int V, int sbits, int dbits) {
+  int ks = sbits < 8 ? 8 / sbits : 1, kd = dbits < 8 ? 8 / dbits : 1;
+  const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
+  if (x->ny != 1 || Y->n % V || V % ks || V % kd)
+    return false;
+  if (X->n % V && (X->n > V || (X->n & (X->n - 1)) || X->n % kd))
+    return false;
+  if (x->src_base % ks || x->dst_base % kd)
+    return false;
+  for (int i = 0; i < x->nloops; i++)
+    if ((i != x->nloops - 2 && x->loops[i].ss % ks) || (i != x->nloops - 1 && x->loops[i].ds % kd))
+      return false;
+  return true;
+}
+
+static void shape_nest(LycNest *x, int V, int sbits, int dbits) {
+  int sbytes = sbits < 8 ? 1 : sbits / 8, dbytes = dbits < 8 ? 1 : dbits / 8;
+  bool sub = sbits < 8 || dbits < 8;
   int m = 0;
   for (int i = 0; i < x->nloops; i++)
     if (x->loops[i].n > 1)
@@ -347,23 +372,27 @@ static void shape_nest(LycNest *x, int V, int sbytes, int dbytes) {
   if (x->nloops == 0)
     return;
   LycLoop *last = &x->loops[x->nloops - 1];
-  if (V == 0) /* sub-byte elements are not addressable: scalar loops */
-    return;
-  if (last->ss == 1 && last->ds == 1)
+  if (last->ss == 1 && last->ds == 1 && !sub)
     x->inner = LYC_INNER_CONTIG;
   else if (V >= 2 && try_zip(x, V)) {
-    x->xg = x_line_group(x, V, dbytes);
-    x->aligned = zip_aligned(x, V, dbytes);
+    if (sub && !whole_bytes(x, V, sbits, dbits)) { /* sub-byte elements otherwise: scalar loops */
+      x->inner = LYC_INNER_SCALAR;
+      x->ny = 0;
+      return;
+    }
+    x->packed = sub;
+    x->xg = sub ? 1 : x_line_group(x, V, dbytes);
+    x->aligned = zip_aligned(x, V, dbits);
     x->xsuper = x_super_block(x, V);
     x->ym = y_multiple(x, V, sbytes);
-    x->prefetch = row_prefetch(x, V, sbytes);
+    x->prefetch = row_prefetch(x, V, sbits < 8 ? sbits : sbytes * 8);
   }
 }
 
 /* Appends the product of per-dim box lists as nests, with origins offset by
  * the layouts' base offsets (before shaping: alignment depends on them). */
-static bool product_nests(const DimBoxes *db, int rank, LycNest **nests, int *count, int V, int sbytes,
-                          int dbytes, int64_t sbase, int64_t dbase) {
+static bool product_nests(const DimBoxes *db, int rank, LycNest **nests, int *count, int V, int sbits,
+                          int dbits, int64_t sbase, int64_t dbase) {
   int64_t total = 1;
   for (int d = 0; d < rank; d++)
     if (!ly_mul(total, db[d].n, &total) || total > LYC_MAX_NESTS)
@@ -381,7 +410,7 @@ static bool product_nests(const DimBoxes *db, int rank, LycNest **nests, int *co
       memcpy(x.loops + x.nloops, b->loops, b->nloops * sizeof *b->loops);
       x.nloops += b->nloops;
     }
-    shape_nest(&x, V, sbytes, dbytes);
+    shape_nest(&x, V, sbits, dbits);
     LycNest *grown = ly_realloc(*nests, (size_t)(*count + 1) * sizeof **nests);
     if (!grown)
       return false;
@@ -467,7 +496,6 @@ static bool padded_dense(const LyTypeImpl *t, int64_t *pad) {
 /* Nests that write zero over the padding: for each padded dim d, the boxes
  * with dims before d in range, d in its padding, later dims anywhere. */
 static bool zero_nests(LycPlan *p, const int64_t *pad, int V) {
-  int dbytes = p->dbytes;
   const LyTypeImpl *t = p->dst;
   DimBoxes *db = ly_malloc(t->rank * sizeof *db);
   Levels *lv = ly_malloc(t->rank * sizeof *lv);
@@ -481,7 +509,7 @@ static bool zero_nests(LycPlan *p, const int64_t *pad, int V) {
       int64_t a = e == d ? t->dims[e] : 0, b = e < d ? t->dims[e] : pad[e];
       ok = range_boxes(&lv[e], a, b, &db[e]);
     }
-    ok = ok && product_nests(db, t->rank, &p->zero, &p->nzero, V, p->sbytes, dbytes, 0, 0); /* base 0: padded_dense */
+    ok = ok && product_nests(db, t->rank, &p->zero, &p->nzero, V, p->sbits, p->dbits, 0, 0); /* base 0: padded_dense */
   }
   ly_free(db);
   ly_free(lv);
@@ -528,7 +556,7 @@ static void fold_padding(LycPlan *p) {
       if (nc != nz || memcmp(cp, zp, nc * sizeof *cp))
         continue;
       C->xpad = (int)zin->n;
-      C->aligned = zip_aligned(C, p->vlen, p->dbytes);
+      C->aligned = zip_aligned(C, p->vlen, p->dbits);
       p->zero[z--] = p->zero[--p->nzero];
       break;
     }
@@ -544,11 +572,18 @@ static bool plan_nests(LycPlan *p, int V) {
   bool ok = lv && db;
   for (int d = 0; d < t->rank && ok; d++)
     ok = dim_levels(s, t, d, &lv[d]) && range_boxes(&lv[d], 0, t->dims[d], &db[d]);
-  if (ok && !product_nests(db, t->rank, &p->nests, &p->nnests, V, p->sbytes, p->dbytes, s->base, t->base))
+  if (ok && !product_nests(db, t->rank, &p->nests, &p->nnests, V, p->sbits, p->dbits, s->base, t->base))
     ok = false;
   int64_t pad[LY_MAX_RANK];
   if (ok && p->dbits < 8) {
-    p->memset_dst = true; /* packed elements are or-ed into zeroed bytes */
+    /* Scalar loops or packed elements into zeroed bytes; whole-byte tiles
+     * alone over a destination without holes or padding need no zeroing. */
+    bool whole = padded_dense(t, pad);
+    for (int d = 0; d < t->rank && whole; d++)
+      whole = pad[d] == t->dims[d];
+    for (int i = 0; i < p->nnests && whole; i++)
+      whole = p->nests[i].packed;
+    p->memset_dst = !whole;
   } else if (ok && padded_dense(t, pad)) {
     ok = zero_nests(p, pad, V);
     if (ok)
@@ -583,8 +618,6 @@ bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const Ly
   p->vlen = tgt->vector_bytes / widest;
   if (p->vlen > 32)
     p->vlen = 32; /* bytes: 32-wide tiles already fill a register */
-  if (p->sbits < 8 || p->dbits < 8)
-    p->vlen = 0; /* packed elements: scalar loops (see shape_nest) */
   int64_t numel = 1;
   for (int d = 0; d < dst->rank; d++)
     numel *= dst->dims[d];
@@ -621,7 +654,7 @@ static void print_nest(const LycNest *x, const char *what, int i, LyBuf *out) {
   static const char *inner[] = {"scalar", "contig", "zip"};
   ly_buf_printf(out, " %s", inner[x->inner]);
   if (x->inner == LYC_INNER_ZIP)
-    ly_buf_printf(out, " y=%d%s", x->ny, x->aligned ? " aligned" : "");
+    ly_buf_printf(out, " y=%d%s%s", x->ny, x->aligned ? " aligned" : "", x->packed ? " bytes" : "");
   if (x->xsuper)
     ly_buf_printf(out, " xsuper=%lld", (long long)x->xsuper);
   if (x->ym > 1)
@@ -640,9 +673,13 @@ void lyc_plan_print(const LycPlan *p, LyBuf *out) {
     ly_buf_puts(out, "elementwise\n");
   if (p->memset_dst)
     ly_buf_puts(out, "memset dst\n");
-  if (p->kind == LYC_PLAN_NESTS && p->nnests && p->vlen)
+  int npacked = 0;
+  for (int i = 0; i < p->nnests; i++)
+    npacked += p->nests[i].packed;
+  bool sub = p->sbits < 8 || p->dbits < 8, all_packed = p->kind == LYC_PLAN_NESTS && p->nnests && npacked == p->nnests;
+  if (p->kind == LYC_PLAN_NESTS && p->nnests && (!sub || npacked))
     ly_buf_printf(out, "vector %d%s\n", p->vlen, p->nt ? ", non-temporal stores when dst is 64-byte aligned" : "");
-  if (!p->vlen)
+  if (sub && !all_packed)
     ly_buf_puts(out, "packed elements: scalar loops, one thread writes\n");
   for (int i = 0; i < p->nnests; i++)
     print_nest(&p->nests[i], "copy", i, out);
