@@ -324,12 +324,18 @@ static int y_multiple(const LycNest *x, int V, int sbytes) {
  * whose next sweep continues the same rows (one Y loop) prefetches what that
  * sweep reads, one run of Y blocks ahead: with 64 source rows in flight
  * (nchw -> nhwc) the prefetchers drop them (0.60x -> 1.07x of the copy
- * limit with 32-byte vectors). */
+ * limit with 32-byte vectors). Rows at most 256 bytes apart are one forward
+ * stream, interleaved with stores to many destination rows, which the
+ * prefetchers follow too late: the rows of the next tile group are fetched
+ * (nChw16c -> nchw 0.49x -> 1.1x, nhwc -> nchw 0.60x -> 0.8x). */
 static int row_prefetch(const LycNest *x, int V, int sbits) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
   int64_t row_bytes = X->ss * sbits / 8, rows = X->n < V ? X->n : V;
   if (rows <= 4)
     return row_bytes >= 1024 || row_bytes <= -1024 ? 1024 : 0;
+  int64_t group = (int64_t)V * (x->xg > 1 ? x->xg : 1);
+  if (row_bytes > 0 && row_bytes <= 256 && X->n > group) /* the rows are one forward stream */
+    return (int)(group * row_bytes);
   int64_t run = (int64_t)x->ym * V;
   bool continued = Y->n > run; /* the next sweep, or an outer loop, reads on along the rows */
   for (int i = 0; i < x->nloops - 2; i++)
