@@ -750,6 +750,11 @@ static void run_shares(Repacker *r, RunArgs *a) {
       run_share(i, a);
 }
 
+/* Destinations smaller than this run their thread shares one after another
+ * on the calling thread: a 12 KB repack takes about a microsecond, less
+ * than handing a share to a worker and waiting for it. */
+#define SMALL_RUN_BYTES (128 << 10)
+
 LyStatus lyRepackRun(LyRepackKernel kh, const void *src, void *dst) {
   const LycKernel *k = kh.ptr;
   if (!k)
@@ -765,6 +770,11 @@ LyStatus lyRepackRun(LyRepackKernel kh, const void *src, void *dst) {
     memset(dst, 0, (size_t)k->dst_bytes);
   if (k->threads == 1) {
     fn(src, dst, 0, 1);
+    return LY_OK;
+  }
+  if (k->dst_bytes < SMALL_RUN_BYTES) { /* waking a worker costs more than the copy */
+    for (int64_t i = 0; i < k->threads; i++)
+      fn(src, dst, i, k->threads);
     return LY_OK;
   }
   RunArgs a = {fn, src, dst, k->threads};
