@@ -730,30 +730,32 @@ static void run_share(int i, void *arg) {
   a->fn(a->src, a->dst, i, a->nthreads);
 }
 
+/* Destinations smaller than this run their thread shares (without a host
+ * pool) one after another
+ * on the calling thread: a 12 KB repack takes about a microsecond, less
+ * than handing a share to a worker and waiting for it. */
+#define SMALL_RUN_BYTES (128 << 10)
+
 /* Runs the kernel's `threads` shares on the host's pool if it lent one,
  * else on the repacker's own workers (on the caller's thread if those
- * cannot be had). */
-static void run_shares(Repacker *r, RunArgs *a) {
+ * cannot be had, or the run is small: waking a worker costs more than
+ * the copy). */
+static void run_shares(Repacker *r, RunArgs *a, bool small) {
   pthread_mutex_lock(&r->mu);
   LyThreadPool host = r->host_pool;
   bool use_host = r->has_host_pool;
-  if (!use_host && !r->pool)
+  if (!use_host && !r->pool && !small)
     r->pool = lyc_pool_create();
   LycPool *pool = r->pool;
   pthread_mutex_unlock(&r->mu);
   if (use_host)
     host.parallel_for(host.user, (int)a->nthreads, run_share, a);
-  else if (pool)
+  else if (pool && !small)
     lyc_pool_run(pool, (int)a->nthreads, run_share, a);
   else
     for (int i = 0; i < a->nthreads; i++)
       run_share(i, a);
 }
-
-/* Destinations smaller than this run their thread shares one after another
- * on the calling thread: a 12 KB repack takes about a microsecond, less
- * than handing a share to a worker and waiting for it. */
-#define SMALL_RUN_BYTES (128 << 10)
 
 LyStatus lyRepackRun(LyRepackKernel kh, const void *src, void *dst) {
   const LycKernel *k = kh.ptr;
@@ -772,13 +774,8 @@ LyStatus lyRepackRun(LyRepackKernel kh, const void *src, void *dst) {
     fn(src, dst, 0, 1);
     return LY_OK;
   }
-  if (k->dst_bytes < SMALL_RUN_BYTES) { /* waking a worker costs more than the copy */
-    for (int64_t i = 0; i < k->threads; i++)
-      fn(src, dst, i, k->threads);
-    return LY_OK;
-  }
   RunArgs a = {fn, src, dst, k->threads};
-  run_shares(k->owner, &a);
+  run_shares(k->owner, &a, k->dst_bytes < SMALL_RUN_BYTES);
   return LY_OK;
 }
 
