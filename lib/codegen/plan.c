@@ -363,6 +363,19 @@ static bool whole_bytes(const LycNest *x, int V, int sbits, int dbits) {
   return true;
 }
 
+/* Whether a contiguous run may be copied with stores that bypass the cache:
+ * its vectors are a quarter to a whole line, every run is whole lines, and
+ * every run starts on a line when the destination does (the gcd of the
+ * offsets). A run split between threads is split in lines. */
+static bool contig_aligned(const LycNest *x, int V, int dbytes) {
+  const LycLoop *X = &x->loops[x->nloops - 1];
+  int64_t unit = (int64_t)V * dbytes, g = x->dst_base;
+  for (int i = 0; i < x->nloops - 1; i++)
+    g = gcd64(g, x->loops[i].ds);
+  return unit >= 16 && unit <= LINE_BYTES && !(unit & (unit - 1)) && (X->n * dbytes) % LINE_BYTES == 0 &&
+         (g == 0 || (g * dbytes) % LINE_BYTES == 0);
+}
+
 static void shape_nest(LycNest *x, int V, int sbits, int dbits) {
   int sbytes = sbits < 8 ? 1 : sbits / 8, dbytes = dbits < 8 ? 1 : dbits / 8;
   bool sub = sbits < 8 || dbits < 8;
@@ -378,8 +391,10 @@ static void shape_nest(LycNest *x, int V, int sbits, int dbits) {
   if (x->nloops == 0)
     return;
   LycLoop *last = &x->loops[x->nloops - 1];
-  if (last->ss == 1 && last->ds == 1 && !sub)
+  if (last->ss == 1 && last->ds == 1 && !sub) {
     x->inner = LYC_INNER_CONTIG;
+    x->aligned = V >= 2 && contig_aligned(x, V, dbytes);
+  }
   else if (V >= 2 && try_zip(x, V)) {
     if (sub && !whole_bytes(x, V, sbits, dbits)) { /* sub-byte elements otherwise: scalar loops */
       x->inner = LYC_INNER_SCALAR;
@@ -639,7 +654,7 @@ bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const Ly
        * fill; only the aligned transposes use them (memcpy decides alone). */
       int64_t bytes = src->alloc * p->sbytes + dst->alloc * p->dbytes;
       for (int i = 0; i < p->nnests; i++)
-        p->nt = p->nt || (p->nests[i].inner == LYC_INNER_ZIP && p->nests[i].aligned);
+        p->nt = p->nt || (p->nests[i].inner != LYC_INNER_SCALAR && p->nests[i].aligned);
       p->nt = p->nt && bytes > tgt->nt_threshold;
       return true;
     }
@@ -659,6 +674,8 @@ static void print_nest(const LycNest *x, const char *what, int i, LyBuf *out) {
                   (long long)x->loops[l].ds);
   static const char *inner[] = {"scalar", "contig", "zip"};
   ly_buf_printf(out, " %s", inner[x->inner]);
+  if (x->inner == LYC_INNER_CONTIG && x->aligned)
+    ly_buf_puts(out, " aligned");
   if (x->inner == LYC_INNER_ZIP)
     ly_buf_printf(out, " y=%d%s%s", x->ny, x->aligned ? " aligned" : "", x->packed ? " bytes" : "");
   if (x->xsuper)

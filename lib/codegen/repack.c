@@ -133,7 +133,27 @@ static LLVMBasicBlockRef only_thread0(Gen *g) {
 
 /* ===== Inner forms =============================================================== */
 
-static void inner_contig(Gen *g, const LycLoop *x, LLVMValueRef so, LLVMValueRef dof, bool split) {
+/* A contiguous run of whole destination lines (the planner's `aligned`) in
+ * the non-temporal variant: vectors loaded, converted and stored past the
+ * cache, line by line; threads share it in lines. */
+static void contig_lines(Gen *g, const LycLoop *x, LLVMValueRef so, LLVMValueRef dof, bool split) {
+  int V = g->p->vlen, line = 64 / g->p->dbytes;
+  LycLoopIR l;
+  LLVMValueRef b = open_loop(g, &l, x->n / line, split, "line");
+  LLVMValueRef e0 = lyc_mul_const(&g->ir, b, line, "");
+  for (int j = 0; j < line; j += V) {
+    LLVMValueRef e = add(g, e0, lyc_i64(&g->ir, j));
+    LLVMValueRef v = convert(g, load(g, vec(g->st, V), at(g, g->src, add(g, so, e), g->p->sbytes)), V);
+    store_nt(g, v, at(g, g->dst, add(g, dof, e), g->p->dbytes), (unsigned)(V * g->p->dbytes));
+  }
+  lyc_loop_end(&g->ir, &l);
+}
+
+static void inner_contig(Gen *g, const LycNest *nest, const LycLoop *x, LLVMValueRef so, LLVMValueRef dof, bool split) {
+  if (g->nt && nest->aligned) {
+    contig_lines(g, x, so, dof, split);
+    return;
+  }
   if (g->p->src->elem == g->p->dst->elem) { /* one memcpy of this thread's share */
     LLVMValueRef lo, hi;
     range(g, x->n, split, &lo, &hi);
@@ -614,7 +634,7 @@ static void emit_loops(Gen *g, const LycNest *x, bool zero, int lv, LLVMValueRef
     else if (x->inner == LYC_INNER_ZIP)
       inner_zip(g, x, so, dof, split);
     else if (x->inner == LYC_INNER_CONTIG)
-      inner_contig(g, last, so, dof, split);
+      inner_contig(g, x, last, so, dof, split);
     else {
       LycLoopIR l;
       LLVMValueRef i = open_loop(g, &l, last->n, split, "s");
