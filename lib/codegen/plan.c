@@ -195,7 +195,7 @@ static bool try_zip(LycNest *x, int V) {
     return false;
   int group[4] = {y}, ng = 1;
   int64_t total = x->loops[y].n;
-  while (total % V && total < V) {
+  while (total % V) { /* whole vectors: i x hw = 144 of OIhw16i16o, hw = 9 alone is not */
     int z = -1;
     for (int i = 0; i < nx && z < 0; i++)
       if (x->loops[i].ss == total && x->loops[i].n > 1)
