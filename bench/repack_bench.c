@@ -58,7 +58,7 @@ static const Case cases[] = {
      {512, 512, 3, 3}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_ABcd16b16a, {0}, {0}},
     {"nchw f32 -> nChw16c bf16 32x64x56x56", "tensor<32x64x56x56xf32>", "tensor<32x64x56x56xbf16, \"nChw16c\">", 4,
      {32, 64, 56, 56}, dnnl_f32, dnnl_bf16, dnnl_abcd, dnnl_aBcd16b, {0}, {0}},
-    /* The rest of issue 13's table. */
+    /* The rest of the performance bars' rows: transposes, conversions, weights. */
     {"nhwc->nchw f32 32x64x56x56", "tensor<32x64x56x56xf32, \"nhwc\">", "tensor<32x64x56x56xf32>", 4,
      {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_acdb, dnnl_abcd, {0}, {0}},
     {"nhwc->nChw16c f32 32x64x56x56", "tensor<32x64x56x56xf32, \"nhwc\">", "tensor<32x64x56x56xf32, \"nChw16c\">", 4,

@@ -731,9 +731,9 @@ static void run_share(int i, void *arg) {
 }
 
 /* Destinations smaller than this run their thread shares (without a host
- * pool) one after another
- * on the calling thread: a 12 KB repack takes about a microsecond, less
- * than handing a share to a worker and waiting for it. */
+ * pool) one after another on the calling thread: a 12 KB repack takes
+ * about a microsecond, less than handing a share to a worker and waiting
+ * for it. */
 #define SMALL_RUN_BYTES (128 << 10)
 
 /* Runs the kernel's `threads` shares on the host's pool if it lent one,
