@@ -6,17 +6,23 @@
  * kernel and the cost of a cached kernel lookup.
  *
  * Usage: repack_bench [--threads N] [--min-time SECONDS] [--only SUBSTRING] [--extra]
- * Threads default to 1 for both libraries (OMP_NUM_THREADS is set before oneDNN starts). */
+ * Without --threads the whole table is printed for 1 and then 2 threads (each a run of this
+ * program with --threads, so oneDNN's OpenMP runtime starts with that many); with --threads N,
+ * for N threads in both libraries (OMP_NUM_THREADS is set before oneDNN starts). */
 #include <dnnl.h>
 #include <dnnl_debug.h>
 
 #include <dirent.h>
 #include <immintrin.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 #include "layoutc/codegen.h"
 #include "layoutc/layoutc.h"
@@ -52,7 +58,7 @@ static const Case cases[] = {
      {512, 512, 3, 3}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_ABcd16b16a, {0}, {0}},
     {"nchw f32 -> nChw16c bf16 32x64x56x56", "tensor<32x64x56x56xf32>", "tensor<32x64x56x56xbf16, \"nChw16c\">", 4,
      {32, 64, 56, 56}, dnnl_f32, dnnl_bf16, dnnl_abcd, dnnl_aBcd16b, {0}, {0}},
-    /* The rest of issue 13's table. */
+    /* The rest of the performance bars' rows: transposes, conversions, weights. */
     {"nhwc->nchw f32 32x64x56x56", "tensor<32x64x56x56xf32, \"nhwc\">", "tensor<32x64x56x56xf32>", 4,
      {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_acdb, dnnl_abcd, {0}, {0}},
     {"nhwc->nChw16c f32 32x64x56x56", "tensor<32x64x56x56xf32, \"nhwc\">", "tensor<32x64x56x56xf32, \"nChw16c\">", 4,
@@ -63,6 +69,21 @@ static const Case cases[] = {
      {32, 64, 56, 56}, dnnl_s8, dnnl_f32, dnnl_acdb, dnnl_abcd, {0}, {0}},
     {"OIhw->OIhw16i16o f32 256x256x3x3", "tensor<256x256x3x3xf32>", "tensor<256x256x3x3xf32, \"OIhw16i16o\">", 4,
      {256, 256, 3, 3}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_ABcd16b16a, {0}, {0}},
+    {"f32 -> f16 nchw 32x64x56x56", "tensor<32x64x56x56xf32>", "tensor<32x64x56x56xf16>", 4, {32, 64, 56, 56},
+     dnnl_f32, dnnl_f16, dnnl_abcd, dnnl_abcd, {0}, {0}},
+    {"f32 nchw -> f16 nChw16c 32x64x56x56", "tensor<32x64x56x56xf32>", "tensor<32x64x56x56xf16, \"nChw16c\">", 4,
+     {32, 64, 56, 56}, dnnl_f32, dnnl_f16, dnnl_abcd, dnnl_aBcd16b, {0}, {0}},
+    {"nChw16c->nhwc f32 32x64x56x56", "tensor<32x64x56x56xf32, \"nChw16c\">", "tensor<32x64x56x56xf32, \"nhwc\">", 4,
+     {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_aBcd16b, dnnl_acdb, {0}, {0}},
+    {"transpose f32 6000x5000 (odd sizes)", "tensor<6000x5000xf32>", "tensor<6000x5000xf32, tiled_layout<<1,0>>>", 2,
+     {6000, 5000}, dnnl_f32, dnnl_f32, dnnl_ab, dnnl_ba, {0}, {0}},
+    /* Small tensors (12 KB of f32): the cost of a call, threads not worth waking. */
+    {"small nchw->nChw16c f32 1x16x12x16", "tensor<1x16x12x16xf32>", "tensor<1x16x12x16xf32, \"nChw16c\">", 4,
+     {1, 16, 12, 16}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_aBcd16b, {0}, {0}},
+    {"small nchw->nhwc f32 1x32x8x12", "tensor<1x32x8x12xf32>", "tensor<1x32x8x12xf32, \"nhwc\">", 4,
+     {1, 32, 8, 12}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_acdb, {0}, {0}},
+    {"small OIhw->OIhw16i16o f32 32x32x3x1", "tensor<32x32x3x1xf32>", "tensor<32x32x3x1xf32, \"OIhw16i16o\">", 4,
+     {32, 32, 3, 1}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_ABcd16b16a, {0}, {0}},
     /* No oneDNN counterpart (ndims 0): checked against the interpreter instead. */
     {"i4 9216x6144 -> (64,128)(8,1)", "tensor<9216x6144xi4>", "tensor<9216x6144xi4, tiled_layout<<0,1>,(64,128),(8,1)>>",
      0, {0}, dnnl_data_type_undef, dnnl_data_type_undef, dnnl_format_tag_undef, dnnl_format_tag_undef, {0}, {0}},
@@ -276,8 +297,8 @@ static Compile run_case(const Case *c, LyContext ctx, LyRepacker r, const Option
   char dn[16] = "-", vd[16] = "-", ld[16] = "-";
   if (has_dnnl)
     snprintf(dn, sizeof dn, "%.2f", gd), snprintf(vd, sizeof vd, "%.2fx", gd / gn), snprintf(ld, sizeof ld, "%.2fx", gl / gd);
-  printf("%-38s %7.2f %7.2f %7s %7.2f %8.2fx %8s %9s %6.1f %6.1f  %s%s\n", c->name, gm, gn, dn, gl, gl / gn, vd, ld,
-         cost.wall * 1e3, cost.cpu * 1e3, lyRepackKernelIsCompiled(k) ? "" : "INTERPRETED ",
+  printf("%-38s %7.2f %7.2f %7s %7.2f %8.2fx %8s %9s %6.1f %6.1f  %-8s %s\n", c->name, gm, gn, dn, gl, gl / gn, vd, ld,
+         cost.wall * 1e3, cost.cpu * 1e3, lyRepackKernelIsCompiled(k) ? "compiled" : "INTERPRETED",
          same ? (has_dnnl ? "same as oneDNN" : "same as interpreter") : "DIFFERENT");
   fflush(stdout);
   if (has_dnnl)
@@ -327,13 +348,38 @@ static void remove_cache(const char *dir) {
     fprintf(stderr, "repack_bench: could not remove %s\n", dir);
 }
 
+/* No --threads: this program again with --threads 1, then --threads 2, so one run prints the
+ * table for both. */
+static int run_both(int argc, char **argv) {
+  char *args[64], tn[2][4] = {"1", "2"};
+  int status = 0;
+  if (argc + 3 > 64)
+    die("too many arguments");
+  for (int t = 0; t < 2; t++) {
+    int n = 0;
+    args[n++] = argv[0], args[n++] = "--threads", args[n++] = tn[t];
+    for (int i = 1; i < argc; i++)
+      args[n++] = argv[i];
+    args[n] = NULL;
+    pid_t pid;
+    fflush(stdout);
+    if (posix_spawn(&pid, "/proc/self/exe", NULL, NULL, args, environ) || waitpid(pid, &status, 0) < 0)
+      die("cannot run the benchmark for a thread count");
+    if (!WIFEXITED(status) || WEXITSTATUS(status))
+      return 1;
+    printf("\n");
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   Options o = {0.3, 1};
+  int threads_given = 0;
   const char *only = NULL;
   int extra = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--threads") && i + 1 < argc)
-      o.threads = atoi(argv[++i]);
+      o.threads = atoi(argv[++i]), threads_given = 1;
     else if (!strcmp(argv[i], "--min-time") && i + 1 < argc)
       o.min_time = atof(argv[++i]);
     else if (!strcmp(argv[i], "--only") && i + 1 < argc)
@@ -345,6 +391,8 @@ int main(int argc, char **argv) {
   }
   if (o.threads < 1)
     die("--threads must be at least 1");
+  if (!threads_given)
+    return run_both(argc, argv);
   /* oneDNN's OpenMP runtime reads OMP_NUM_THREADS when it is loaded, before main: set it and
    * start again so both libraries get the same number of threads. */
   char nt[16];
@@ -368,8 +416,8 @@ int main(int argc, char **argv) {
     die("no JIT");
   printf("threads: %d (GB/s = (src bytes + dst bytes) / best time; memcpy copies the source size)\n", o.threads);
   printf("limit = AVX2 non-temporal copy of the source bytes; ratios: layoutc / limit, oneDNN / limit, layoutc / oneDNN\n");
-  printf("%-38s %7s %7s %7s %7s %9s %8s %9s %6s %6s  %s\n", "case", "memcpy", "limit", "oneDNN", "layoutc", "ly/limit",
-         "dnnl/lim", "ly/dnnl", "jit ms", "cpu ms", "bytes");
+  printf("%-38s %7s %7s %7s %7s %9s %8s %9s %6s %6s  %-8s %s\n", "case", "memcpy", "limit", "oneDNN", "layoutc", "ly/limit",
+         "dnnl/lim", "ly/dnnl", "jit ms", "cpu ms", "kernel", "bytes");
   double wall[NCASES + NEXTRA], cpu[NCASES + NEXTRA];
   int n = 0;
   for (int i = 0; i < NCASES + (extra ? NEXTRA : 0); i++) {

@@ -73,6 +73,12 @@ typedef struct {
   /* LYC_INNER_ZIP: V-wide Y blocks handled per X chunk, so each source row
    * is read in runs of ym vectors (sequential lines the prefetcher follows). */
   int ym;
+  /* LYC_INNER_ZIP over sub-byte elements: tiles load and store whole bytes
+   * (unpacked to a lane per element in registers), so threads may share. */
+  bool packed;
+  /* LYC_INNER_ZIP: V-row chunks of X per tile group, stored together so
+   * each Y position gets a whole 64-byte line at once (X.n % (xg*V) == 0). */
+  int xg;
   /* LYC_INNER_ZIP: destination padding elements after the X rows of each Y
    * position, written as zero by the tile itself (X.n + xpad <= V). */
   int xpad;

@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -142,8 +143,12 @@ const char *lyc_host_features(void) {
 }
 
 void lyc_host_target(LycTarget *t) {
-  const char *f = lyc_host_features();
+  const char *f = lyc_host_features(), *v = getenv("LAYOUTC_VECTOR_BYTES");
   t->vector_bytes = strstr(f, "+avx512f") ? 64 : strstr(f, "+avx2") ? 32 : 16;
+  /* Plans for another vector width (LLVM splits or widens the vectors): the
+   * tests use it to cover every width's tiles on any host. */
+  if (v && (!strcmp(v, "16") || !strcmp(v, "32") || !strcmp(v, "64")))
+    t->vector_bytes = atoi(v);
   /* A core's share of a last-level cache is rarely more than this; repacks
    * that move more are streaming through memory. */
   t->nt_threshold = 16 << 20;
@@ -725,20 +730,27 @@ static void run_share(int i, void *arg) {
   a->fn(a->src, a->dst, i, a->nthreads);
 }
 
+/* Destinations smaller than this run their thread shares (without a host
+ * pool) one after another on the calling thread: a 12 KB repack takes
+ * about a microsecond, less than handing a share to a worker and waiting
+ * for it. */
+#define SMALL_RUN_BYTES (128 << 10)
+
 /* Runs the kernel's `threads` shares on the host's pool if it lent one,
  * else on the repacker's own workers (on the caller's thread if those
- * cannot be had). */
-static void run_shares(Repacker *r, RunArgs *a) {
+ * cannot be had, or the run is small: waking a worker costs more than
+ * the copy). */
+static void run_shares(Repacker *r, RunArgs *a, bool small) {
   pthread_mutex_lock(&r->mu);
   LyThreadPool host = r->host_pool;
   bool use_host = r->has_host_pool;
-  if (!use_host && !r->pool)
+  if (!use_host && !r->pool && !small)
     r->pool = lyc_pool_create();
   LycPool *pool = r->pool;
   pthread_mutex_unlock(&r->mu);
   if (use_host)
     host.parallel_for(host.user, (int)a->nthreads, run_share, a);
-  else if (pool)
+  else if (pool && !small)
     lyc_pool_run(pool, (int)a->nthreads, run_share, a);
   else
     for (int i = 0; i < a->nthreads; i++)
@@ -763,7 +775,7 @@ LyStatus lyRepackRun(LyRepackKernel kh, const void *src, void *dst) {
     return LY_OK;
   }
   RunArgs a = {fn, src, dst, k->threads};
-  run_shares(k->owner, &a);
+  run_shares(k->owner, &a, k->dst_bytes < SMALL_RUN_BYTES);
   return LY_OK;
 }
 

@@ -195,7 +195,7 @@ static bool try_zip(LycNest *x, int V) {
     return false;
   int group[4] = {y}, ng = 1;
   int64_t total = x->loops[y].n;
-  while (total % V && total < V) {
+  while (total % V) { /* whole vectors: i x hw = 144 of OIhw16i16o, hw = 9 alone is not */
     int z = -1;
     for (int i = 0; i < nx && z < 0; i++)
       if (x->loops[i].ss == total && x->loops[i].n > 1)
@@ -236,65 +236,154 @@ static int64_t gcd64(int64_t a, int64_t b) {
   return a;
 }
 
-/* Whether every vector store of a register-transpose nest lands on a
- * multiple of its own size when the destination starts 64-byte aligned:
- * the gcd of all the destination offsets a store can have, in bytes. */
-static bool zip_aligned(const LycNest *x, int V, int dbytes) {
+/* The line the stores of a transpose should fill: a non-temporal store of
+ * part of a line is flushed to memory alone (a read-modify-write there), so
+ * a 32-byte vector transposing f32 into nhwc with stores that bypass the
+ * cache ran at 0.12x of the copy limit against 0.30x with plain stores. */
+#define LINE_BYTES 64
+
+/* V-row chunks of X one tile group transposes together (xg), so the pieces
+ * it stores at one Y position are a whole line, one after another: with
+ * 32-byte vectors two 8x8 f32 transposes per line, four for 16-byte bf16
+ * pieces. X must be a multiple of the group; a tile whose destination run
+ * continues across Y (packed stores) already writes whole runs. */
+static int x_line_group(const LycNest *x, int V, int dbytes) {
+  const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
+  if (X->n < V || (x->ny == 1 && Y->ds == V))
+    return 1;
+  int xg = V * dbytes < LINE_BYTES ? LINE_BYTES / (V * dbytes) : 1;
+  if (xg > 4)
+    xg = 4; /* 16-byte vectors narrowed to 8-byte pieces: registers run out first */
+  while (xg > 1 && X->n % ((int64_t)xg * V))
+    xg /= 2;
+  return xg;
+}
+
+/* Whether the vector stores of a register-transpose nest may bypass the
+ * cache when the destination starts 64-byte aligned: each store aligned to
+ * its own size, and each burst of stores one tile makes at one place (the
+ * xg pieces of a Y position, or a packed tile's whole run) covering whole
+ * lines. Decided on the gcd of all the destination offsets a burst can
+ * start at, in bytes. */
+static bool zip_aligned(const LycNest *x, int V, int dbits) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
   int64_t width = X->n < V ? X->n + x->xpad : V; /* elements per Y position in a full tile */
   if (width & (width - 1))
     return false;
   bool contiguous = x->ny == 1 && Y->ds == width;
-  int64_t unit = (contiguous ? V : width) * dbytes, g = x->dst_base;
+  bool group_contiguous = !contiguous && x->ny == 1 && Y->ds == x->xg * width; /* f32 -> bf16 nChw16c */
+  int64_t unit = (contiguous ? V : width) * dbits / 8, g = x->dst_base; /* bytes (sub-byte: packed) */
+  int64_t burst = (contiguous || group_contiguous ? V : 1) * x->xg * width * dbits / 8;
   for (int i = 0; i < x->nloops - 1 - x->ny; i++)
     g = gcd64(g, x->loops[i].ds);
   for (int i = x->nloops - 1 - x->ny; i < x->nloops - 1; i++)
     g = gcd64(g, x->ny == 1 ? V * Y->ds : x->loops[i].ds);
-  g = gcd64(g, contiguous ? V : Y->ds);
-  if (X->n > width)
-    g = gcd64(g, width);
-  return unit >= 16 && unit <= 64 && !(unit & (unit - 1)) && (g == 0 || (g * dbytes) % unit == 0);
+  if (!contiguous && !group_contiguous)
+    g = gcd64(g, Y->ds);
+  if (X->n > x->xg * width)
+    g = gcd64(g, x->xg * width);
+  return unit >= 16 && unit <= LINE_BYTES && !(unit & (unit - 1)) && burst % LINE_BYTES == 0 &&
+         (g == 0 || (g * dbits) % (LINE_BYTES * 8) == 0);
 }
 
 /* Each X row a Y sweep reads is a separate source stream, usually on its
  * own page: beyond a few hundred the TLB and the prefetchers lose track
  * (8192x8192 f32 transposes at 0.35x memcpy unblocked, 0.85x with blocks of
- * 256 or 512 rows), so long X loops are swept in super-blocks. */
+ * 256 or 512 rows), so long X loops are swept in super-blocks (a multiple
+ * of the tile group). */
 #define X_SUPER 512
 
 static int64_t x_super_block(const LycNest *x, int V) {
   const LycLoop *X = &x->loops[x->nloops - 1];
+  int64_t step = (int64_t)V * x->xg;
   if (X->n <= X_SUPER)
     return 0;
-  for (int64_t s = X_SUPER; s >= V; s -= V)
+  for (int64_t s = X_SUPER / step * step; s >= step; s -= step)
     if (X->n % s == 0)
       return s;
   return 0;
 }
 
-/* How many V-wide Y blocks a tile row covers: runs of 4 vectors (256 bytes
- * of f32) per source row let the prefetcher follow each row (+10-25% on the
- * transposes measured); a multi-loop Y group keeps 1. */
-static int y_multiple(const LycNest *x, int V) {
+/* How many V-wide Y blocks a tile row covers: runs of 256 bytes per source
+ * row (4 vectors of 16 f32, 8 of 8) let the prefetcher follow each row
+ * (+10-25% on the transposes measured); a multi-loop Y group keeps 1. */
+#define Y_RUN_BYTES 256
+
+static int y_multiple(const LycNest *x, int V, int sbytes) {
   int64_t blocks = x->loops[x->nloops - 2].n / V;
-  int want = 4;
+  int want = Y_RUN_BYTES / (V * sbytes) > 1 ? Y_RUN_BYTES / (V * sbytes) : 1;
   while (want > 1 && (x->ny != 1 || blocks < want || blocks % want))
     want /= 2;
   return want;
 }
 
-/* A narrow tile (at most 4 rows) over source rows a kilobyte or more apart
- * reads many short bursts from rows the prefetchers do not follow: it
- * prefetches each row a kilobyte ahead, where later tiles continue it
- * (bf16 into (8,128)(2,1): 34 -> 47 GB/s). Wider tiles (16 rows of a
- * transpose) lose a few percent to the extra instructions, so they don't. */
-static int row_prefetch(const LycNest *x, int V, int sbytes) {
-  const LycLoop *X = &x->loops[x->nloops - 1];
-  int64_t row_bytes = X->ss * sbytes, rows = X->n < V ? X->n : V;
-  return rows <= 4 && (row_bytes >= 1024 || row_bytes <= -1024) ? 1024 : 0;
+/* Bytes ahead along each source row to prefetch. A narrow tile (at most 4
+ * rows) over source rows a kilobyte or more apart reads many short bursts
+ * from rows the prefetchers do not follow: a kilobyte ahead, where later
+ * tiles continue it (bf16 into (8,128)(2,1): 34 -> 47 GB/s). A wider tile
+ * whose next sweep continues the same rows (one Y loop) prefetches what that
+ * sweep reads, one run of Y blocks ahead: with 64 source rows in flight
+ * (nchw -> nhwc) the prefetchers drop them (0.60x -> 1.07x of the copy
+ * limit with 32-byte vectors). Rows at most 256 bytes apart are one forward
+ * stream, interleaved with stores to many destination rows, which the
+ * prefetchers follow too late: the rows of the next tile group are fetched
+ * (nChw16c -> nchw 0.49x -> 1.1x, nhwc -> nchw 0.60x -> 0.8x). */
+static int row_prefetch(const LycNest *x, int V, int sbits) {
+  const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
+  int64_t row_bytes = X->ss * sbits / 8, rows = X->n < V ? X->n : V;
+  if (rows <= 4)
+    return row_bytes >= 1024 || row_bytes <= -1024 ? 1024 : 0;
+  int64_t group = (int64_t)V * (x->xg > 1 ? x->xg : 1);
+  if (row_bytes > 0 && row_bytes <= 256 && X->n > group) /* the rows are one forward stream */
+    return (int)(group * row_bytes);
+  int64_t run = (int64_t)x->ym * V;
+  bool continued = Y->n > run; /* the next sweep, or an outer loop, reads on along the rows */
+  for (int i = 0; i < x->nloops - 2; i++)
+    continued = continued || x->loops[i].ss == Y->n;
+  return x->ny == 1 && continued ? (int)(run * sbits / 8) : 0;
 }
 
-static void shape_nest(LycNest *x, int V, int sbytes, int dbytes) {
+/* Whether a transpose over sub-byte elements moves whole bytes: every tile
+ * starts, on each packed side, at a multiple of the elements per byte and
+ * covers whole bytes (full Y blocks of V, X in chunks of V or one chunk of
+ * a power of two), so tiles unpack bytes into one element per lane and pack
+ * the results back, and no two tiles (or threads) share a byte. Only for
+ * widths that divide a byte (i1, i2, i4, f4): a 6-bit element may straddle. */
+static bool whole_bytes(const LycNest *x, int V, int sbits, int dbits) {
+  if (8 % sbits && sbits < 8) /* f6: elements straddle bytes, none holds whole ones */
+    return false;
+  if (8 % dbits && dbits < 8)
+    return false;
+  int ks = sbits < 8 ? 8 / sbits : 1, kd = dbits < 8 ? 8 / dbits : 1;
+  const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
+  if (x->ny != 1 || Y->n % V || V % ks || V % kd)
+    return false;
+  if (X->n % V && (X->n > V || (X->n & (X->n - 1)) || X->n % kd))
+    return false;
+  if (x->src_base % ks || x->dst_base % kd)
+    return false;
+  for (int i = 0; i < x->nloops; i++)
+    if ((i != x->nloops - 2 && x->loops[i].ss % ks) || (i != x->nloops - 1 && x->loops[i].ds % kd))
+      return false;
+  return true;
+}
+
+/* Whether a contiguous run may be copied with stores that bypass the cache:
+ * its vectors are a quarter to a whole line, every run is whole lines, and
+ * every run starts on a line when the destination does (the gcd of the
+ * offsets). A run split between threads is split in lines. */
+static bool contig_aligned(const LycNest *x, int V, int dbytes) {
+  const LycLoop *X = &x->loops[x->nloops - 1];
+  int64_t unit = (int64_t)V * dbytes, g = x->dst_base;
+  for (int i = 0; i < x->nloops - 1; i++)
+    g = gcd64(g, x->loops[i].ds);
+  return unit >= 16 && unit <= LINE_BYTES && !(unit & (unit - 1)) && (X->n * dbytes) % LINE_BYTES == 0 &&
+         (g == 0 || (g * dbytes) % LINE_BYTES == 0);
+}
+
+static void shape_nest(LycNest *x, int V, int sbits, int dbits) {
+  int sbytes = sbits < 8 ? 1 : sbits / 8, dbytes = dbits < 8 ? 1 : dbits / 8;
+  bool sub = sbits < 8 || dbits < 8;
   int m = 0;
   for (int i = 0; i < x->nloops; i++)
     if (x->loops[i].n > 1)
@@ -307,22 +396,29 @@ static void shape_nest(LycNest *x, int V, int sbytes, int dbytes) {
   if (x->nloops == 0)
     return;
   LycLoop *last = &x->loops[x->nloops - 1];
-  if (V == 0) /* sub-byte elements are not addressable: scalar loops */
-    return;
-  if (last->ss == 1 && last->ds == 1)
+  if (last->ss == 1 && last->ds == 1 && !sub) {
     x->inner = LYC_INNER_CONTIG;
+    x->aligned = V >= 2 && contig_aligned(x, V, dbytes);
+  }
   else if (V >= 2 && try_zip(x, V)) {
-    x->aligned = zip_aligned(x, V, dbytes);
+    if (sub && !whole_bytes(x, V, sbits, dbits)) { /* sub-byte elements otherwise: scalar loops */
+      x->inner = LYC_INNER_SCALAR;
+      x->ny = 0;
+      return;
+    }
+    x->packed = sub;
+    x->xg = sub ? 1 : x_line_group(x, V, dbytes);
+    x->aligned = zip_aligned(x, V, dbits);
     x->xsuper = x_super_block(x, V);
-    x->ym = y_multiple(x, V);
-    x->prefetch = row_prefetch(x, V, sbytes);
+    x->ym = y_multiple(x, V, sbytes);
+    x->prefetch = row_prefetch(x, V, sbits < 8 ? sbits : sbytes * 8);
   }
 }
 
 /* Appends the product of per-dim box lists as nests, with origins offset by
  * the layouts' base offsets (before shaping: alignment depends on them). */
-static bool product_nests(const DimBoxes *db, int rank, LycNest **nests, int *count, int V, int sbytes,
-                          int dbytes, int64_t sbase, int64_t dbase) {
+static bool product_nests(const DimBoxes *db, int rank, LycNest **nests, int *count, int V, int sbits,
+                          int dbits, int64_t sbase, int64_t dbase) {
   int64_t total = 1;
   for (int d = 0; d < rank; d++)
     if (!ly_mul(total, db[d].n, &total) || total > LYC_MAX_NESTS)
@@ -340,7 +436,7 @@ static bool product_nests(const DimBoxes *db, int rank, LycNest **nests, int *co
       memcpy(x.loops + x.nloops, b->loops, b->nloops * sizeof *b->loops);
       x.nloops += b->nloops;
     }
-    shape_nest(&x, V, sbytes, dbytes);
+    shape_nest(&x, V, sbits, dbits);
     LycNest *grown = ly_realloc(*nests, (size_t)(*count + 1) * sizeof **nests);
     if (!grown)
       return false;
@@ -426,7 +522,6 @@ static bool padded_dense(const LyTypeImpl *t, int64_t *pad) {
 /* Nests that write zero over the padding: for each padded dim d, the boxes
  * with dims before d in range, d in its padding, later dims anywhere. */
 static bool zero_nests(LycPlan *p, const int64_t *pad, int V) {
-  int dbytes = p->dbytes;
   const LyTypeImpl *t = p->dst;
   DimBoxes *db = ly_malloc(t->rank * sizeof *db);
   Levels *lv = ly_malloc(t->rank * sizeof *lv);
@@ -440,7 +535,7 @@ static bool zero_nests(LycPlan *p, const int64_t *pad, int V) {
       int64_t a = e == d ? t->dims[e] : 0, b = e < d ? t->dims[e] : pad[e];
       ok = range_boxes(&lv[e], a, b, &db[e]);
     }
-    ok = ok && product_nests(db, t->rank, &p->zero, &p->nzero, V, p->sbytes, dbytes, 0, 0); /* base 0: padded_dense */
+    ok = ok && product_nests(db, t->rank, &p->zero, &p->nzero, V, p->sbits, p->dbits, 0, 0); /* base 0: padded_dense */
   }
   ly_free(db);
   ly_free(lv);
@@ -487,7 +582,7 @@ static void fold_padding(LycPlan *p) {
       if (nc != nz || memcmp(cp, zp, nc * sizeof *cp))
         continue;
       C->xpad = (int)zin->n;
-      C->aligned = zip_aligned(C, p->vlen, p->dbytes);
+      C->aligned = zip_aligned(C, p->vlen, p->dbits);
       p->zero[z--] = p->zero[--p->nzero];
       break;
     }
@@ -503,11 +598,18 @@ static bool plan_nests(LycPlan *p, int V) {
   bool ok = lv && db;
   for (int d = 0; d < t->rank && ok; d++)
     ok = dim_levels(s, t, d, &lv[d]) && range_boxes(&lv[d], 0, t->dims[d], &db[d]);
-  if (ok && !product_nests(db, t->rank, &p->nests, &p->nnests, V, p->sbytes, p->dbytes, s->base, t->base))
+  if (ok && !product_nests(db, t->rank, &p->nests, &p->nnests, V, p->sbits, p->dbits, s->base, t->base))
     ok = false;
   int64_t pad[LY_MAX_RANK];
   if (ok && p->dbits < 8) {
-    p->memset_dst = true; /* packed elements are or-ed into zeroed bytes */
+    /* Scalar loops or packed elements into zeroed bytes; whole-byte tiles
+     * alone over a destination without holes or padding need no zeroing. */
+    bool whole = padded_dense(t, pad);
+    for (int d = 0; d < t->rank && whole; d++)
+      whole = pad[d] == t->dims[d];
+    for (int i = 0; i < p->nnests && whole; i++)
+      whole = p->nests[i].packed;
+    p->memset_dst = !whole;
   } else if (ok && padded_dense(t, pad)) {
     ok = zero_nests(p, pad, V);
     if (ok)
@@ -542,8 +644,6 @@ bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const Ly
   p->vlen = tgt->vector_bytes / widest;
   if (p->vlen > 32)
     p->vlen = 32; /* bytes: 32-wide tiles already fill a register */
-  if (p->sbits < 8 || p->dbits < 8)
-    p->vlen = 0; /* packed elements: scalar loops (see shape_nest) */
   int64_t numel = 1;
   for (int d = 0; d < dst->rank; d++)
     numel *= dst->dims[d];
@@ -559,7 +659,7 @@ bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const Ly
        * fill; only the aligned transposes use them (memcpy decides alone). */
       int64_t bytes = src->alloc * p->sbytes + dst->alloc * p->dbytes;
       for (int i = 0; i < p->nnests; i++)
-        p->nt = p->nt || (p->nests[i].inner == LYC_INNER_ZIP && p->nests[i].aligned);
+        p->nt = p->nt || (p->nests[i].inner != LYC_INNER_SCALAR && p->nests[i].aligned);
       p->nt = p->nt && bytes > tgt->nt_threshold;
       return true;
     }
@@ -579,12 +679,16 @@ static void print_nest(const LycNest *x, const char *what, int i, LyBuf *out) {
                   (long long)x->loops[l].ds);
   static const char *inner[] = {"scalar", "contig", "zip"};
   ly_buf_printf(out, " %s", inner[x->inner]);
+  if (x->inner == LYC_INNER_CONTIG && x->aligned)
+    ly_buf_puts(out, " aligned");
   if (x->inner == LYC_INNER_ZIP)
-    ly_buf_printf(out, " y=%d%s", x->ny, x->aligned ? " aligned" : "");
+    ly_buf_printf(out, " y=%d%s%s", x->ny, x->aligned ? " aligned" : "", x->packed ? " bytes" : "");
   if (x->xsuper)
     ly_buf_printf(out, " xsuper=%lld", (long long)x->xsuper);
   if (x->ym > 1)
     ly_buf_printf(out, " ym=%d", x->ym);
+  if (x->xg > 1)
+    ly_buf_printf(out, " xg=%d", x->xg);
   if (x->xpad)
     ly_buf_printf(out, " xpad=%d", x->xpad);
   if (x->prefetch)
@@ -597,9 +701,13 @@ void lyc_plan_print(const LycPlan *p, LyBuf *out) {
     ly_buf_puts(out, "elementwise\n");
   if (p->memset_dst)
     ly_buf_puts(out, "memset dst\n");
-  if (p->kind == LYC_PLAN_NESTS && p->nnests && p->vlen)
+  int npacked = 0;
+  for (int i = 0; i < p->nnests; i++)
+    npacked += p->nests[i].packed;
+  bool sub = p->sbits < 8 || p->dbits < 8, all_packed = p->kind == LYC_PLAN_NESTS && p->nnests && npacked == p->nnests;
+  if (p->kind == LYC_PLAN_NESTS && p->nnests && (!sub || npacked))
     ly_buf_printf(out, "vector %d%s\n", p->vlen, p->nt ? ", non-temporal stores when dst is 64-byte aligned" : "");
-  if (!p->vlen)
+  if (sub && !all_packed)
     ly_buf_puts(out, "packed elements: scalar loops, one thread writes\n");
   for (int i = 0; i < p->nnests; i++)
     print_nest(&p->nests[i], "copy", i, out);

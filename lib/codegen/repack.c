@@ -155,7 +155,27 @@ static LLVMBasicBlockRef only_thread0(Gen *g) {
 
 /* ===== Inner forms =============================================================== */
 
-static void inner_contig(Gen *g, const LycLoop *x, LLVMValueRef so, LLVMValueRef dof, bool split) {
+/* A contiguous run of whole destination lines (the planner's `aligned`) in
+ * the non-temporal variant: vectors loaded, converted and stored past the
+ * cache, line by line; threads share it in lines. */
+static void contig_lines(Gen *g, const LycLoop *x, LLVMValueRef so, LLVMValueRef dof, bool split) {
+  int V = g->p->vlen, line = 64 / g->p->dbytes;
+  LycLoopIR l;
+  LLVMValueRef b = open_loop(g, &l, x->n / line, split, "line");
+  LLVMValueRef e0 = lyc_mul_const(&g->ir, b, line, "");
+  for (int j = 0; j < line; j += V) {
+    LLVMValueRef e = add(g, e0, lyc_i64(&g->ir, j));
+    LLVMValueRef v = convert(g, load(g, vec(g->st, V), at(g, g->src, add(g, so, e), g->p->sbytes)), V);
+    store_nt(g, v, at(g, g->dst, add(g, dof, e), g->p->dbytes), (unsigned)(V * g->p->dbytes));
+  }
+  lyc_loop_end(&g->ir, &l);
+}
+
+static void inner_contig(Gen *g, const LycNest *nest, const LycLoop *x, LLVMValueRef so, LLVMValueRef dof, bool split) {
+  if (g->nt && nest->aligned) {
+    contig_lines(g, x, so, dof, split);
+    return;
+  }
   if (g->p->src->elem == g->p->dst->elem) { /* one memcpy of this thread's share */
     LLVMValueRef lo, hi;
     range(g, x->n, split, &lo, &hi);
@@ -211,10 +231,21 @@ static LLVMValueRef y_dst_offset(Gen *g, const LycNest *x, LLVMValueRef y) {
 
 /* A tile: `rows` real X rows (the rest of the xt, a power of two <= V, are
  * zero) by `yv` valid Y positions out of V; `width` elements are stored per
- * Y position: the rows, then destination padding (zero rows) up to width. */
+ * Y position: the rows, then destination padding (zero rows) up to width.
+ * A group of xg such tiles (full ones, X chunks side by side) stores its
+ * pieces Y position by Y position, so each position's line is written whole
+ * by consecutive stores. */
 typedef struct {
-  int xt, rows, yv, width;
+  int xt, rows, yv, width, xg;
 } Tile;
+
+/* n lanes of the i8 constant c. */
+static LLVMValueRef splat_i8(Gen *g, unsigned c, int n) {
+  LLVMValueRef m[64];
+  for (int i = 0; i < n; i++)
+    m[i] = LLVMConstInt(g->ir.i8, c, 0);
+  return LLVMConstVector(m, (unsigned)n);
+}
 
 static LLVMValueRef lane_mask(Gen *g, int n, int valid) {
   LLVMValueRef m[64];
@@ -265,40 +296,84 @@ static LLVMValueRef packed_vector(Gen *g, LLVMValueRef *out, int nout, Tile t, i
 }
 
 /* Stores the tile when its destination run is contiguous across Y. */
+/* Sub-byte elements, k = 8 / bits to a byte (low bits first), between a
+ * byte vector and one element per i8 lane in its low bits. */
+static LLVMValueRef unpack_bytes(Gen *g, LLVMValueRef bytes, int bits, int n) {
+  int k = 8 / bits;
+  LLVMValueRef idx[64], sh[64];
+  for (int l = 0; l < n; l++) {
+    idx[l] = LLVMConstInt(g->ir.i32, (unsigned)(l / k), 0);
+    sh[l] = LLVMConstInt(g->ir.i8, (unsigned)(l % k * bits), 0);
+  }
+  LLVMValueRef v = LLVMBuildShuffleVector(g->ir.b, bytes, LLVMGetUndef(LLVMTypeOf(bytes)), LLVMConstVector(idx, (unsigned)n), "unpack");
+  v = LLVMBuildLShr(g->ir.b, v, LLVMConstVector(sh, (unsigned)n), "");
+  return LLVMBuildAnd(g->ir.b, v, splat_i8(g, (1u << bits) - 1, n), "");
+}
+
+static LLVMValueRef pack_bytes(Gen *g, LLVMValueRef v, int bits, int n) {
+  int k = 8 / bits, nb = n / k;
+  LLVMValueRef acc = NULL, idx[64], sh[64];
+  v = LLVMBuildAnd(g->ir.b, v, splat_i8(g, (1u << bits) - 1, n), "");
+  for (int i = 0; i < k; i++) {
+    for (int j = 0; j < nb; j++) {
+      idx[j] = LLVMConstInt(g->ir.i32, (unsigned)(j * k + i), 0);
+      sh[j] = LLVMConstInt(g->ir.i8, (unsigned)(i * bits), 0);
+    }
+    LLVMValueRef part = LLVMBuildShuffleVector(g->ir.b, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(idx, (unsigned)nb), "pick");
+    part = i ? LLVMBuildShl(g->ir.b, part, LLVMConstVector(sh, (unsigned)nb), "") : part;
+    acc = acc ? LLVMBuildOr(g->ir.b, acc, part, "pack") : part;
+  }
+  return acc;
+}
+
+/* Stores n destination elements v at element offset off (sub-byte: packed
+ * into n*bits/8 bytes; off is then a multiple of the elements per byte). */
+static void store_run(Gen *g, LLVMValueRef v, LLVMValueRef off, int n, bool nt) {
+  int bits = g->p->dbits;
+  LLVMValueRef ptr;
+  if (bits < 8) {
+    v = pack_bytes(g, v, bits, n);
+    LLVMValueRef byte = lyc_div_const(&g->ir, off, 8 / bits, "byte");
+    ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &byte, 1, "");
+  } else
+    ptr = at(g, g->dst, off, g->p->dbytes);
+  if (nt)
+    store_nt(g, v, ptr, (unsigned)(n * bits / 8));
+  else
+    store(g, v, ptr);
+}
+
 static void store_packed(Gen *g, const LycNest *x, LLVMValueRef *out, Tile t, LLVMValueRef dof, bool full) {
   int V = g->p->vlen, total = t.yv * t.width;
   for (int j = 0; j * V < total; j++) {
     LLVMValueRef v = t.width == t.xt ? out[j] : packed_vector(g, out, t.xt, t, V, j);
-    LLVMValueRef ptr = at(g, g->dst, add(g, dof, lyc_i64(&g->ir, (int64_t)j * V)), g->p->dbytes);
+    LLVMValueRef off = add(g, dof, lyc_i64(&g->ir, (int64_t)j * V));
     int count = total - j * V < V ? total - j * V : V;
-    if (count < V)
-      masked_store(g, v, ptr, V, count);
-    else if (full && g->nt && x->aligned)
-      store_nt(g, v, ptr, (unsigned)(V * g->p->dbytes));
+    if (count < V) /* never in whole-byte tiles: their Y blocks are full */
+      masked_store(g, v, at(g, g->dst, off, g->p->dbytes), V, count);
     else
-      store(g, v, ptr);
+      store_run(g, v, off, V, full && g->nt && x->aligned);
   }
 }
 
-/* Stores the tile one Y position at a time (width elements each). */
+/* Stores the tile group one Y position at a time (width elements of each of
+ * the xg chunks, side by side; out holds V vectors per chunk). */
 static void store_pieces(Gen *g, const LycNest *x, LLVMValueRef *out, Tile t, LLVMValueRef dof, LLVMValueRef y0,
                          bool full) {
   const LycLoop *Yin = &x->loops[x->nloops - 2];
   int V = g->p->vlen, per = V / t.xt;
   for (int y = 0; y < t.yv; y++) {
-    LLVMValueRef piece = out[y / per], m[64];
-    if (t.width < V) {
-      for (int e = 0; e < t.width; e++)
-        m[e] = LLVMConstInt(g->ir.i32, (unsigned)((y % per) * t.xt + e), 0);
-      piece = LLVMBuildShuffleVector(g->ir.b, piece, LLVMGetUndef(LLVMTypeOf(piece)), LLVMConstVector(m, (unsigned)t.width),
-                                     "piece");
-    }
     LLVMValueRef yoff = x->ny == 1 ? lyc_i64(&g->ir, y * Yin->ds) : y_dst_offset(g, x, add(g, y0, lyc_i64(&g->ir, y)));
-    LLVMValueRef ptr = at(g, g->dst, add(g, dof, yoff), g->p->dbytes);
-    if (full && g->nt && x->aligned)
-      store_nt(g, piece, ptr, (unsigned)(t.width * g->p->dbytes));
-    else
-      store(g, piece, ptr);
+    for (int c = 0; c < t.xg; c++) {
+      LLVMValueRef piece = out[c * V + y / per], m[64];
+      if (t.width < V) {
+        for (int e = 0; e < t.width; e++)
+          m[e] = LLVMConstInt(g->ir.i32, (unsigned)((y % per) * t.xt + e), 0);
+        piece = LLVMBuildShuffleVector(g->ir.b, piece, LLVMGetUndef(LLVMTypeOf(piece)),
+                                       LLVMConstVector(m, (unsigned)t.width), "piece");
+      }
+      store_run(g, piece, add(g, dof, add(g, yoff, lyc_i64(&g->ir, (int64_t)c * V))), t.width, full && g->nt && x->aligned);
+    }
   }
 }
 
@@ -317,9 +392,9 @@ static void prefetch(Gen *g, LLVMValueRef ptr, int ahead) {
  * most 4: nhwc with 3 channels) is one contiguous run of yv*V elements:
  * load it as yv vectors and pick each Y position's V elements out of them
  * (lane e of the run is row e / yv, position e % yv), instead of yv masked
- * loads per row. Each result is V destination-contiguous elements. */
-static void deinterleave_tile(Gen *g, const LycNest *x, int yv, LLVMValueRef so, LLVMValueRef dof) {
-  const LycLoop *Yin = &x->loops[x->nloops - 2];
+ * loads per row. out[y] gets V destination-contiguous elements, as a full
+ * transpose leaves them. */
+static void deinterleave_tile(Gen *g, int yv, LLVMValueRef so, LLVMValueRef *out) {
   int V = g->p->vlen;
   LLVMTypeRef vt = vec(g->st, V);
   LLVMValueRef v[4], idx[64], m[64];
@@ -334,40 +409,138 @@ static void deinterleave_tile(Gen *g, const LycNest *x, int yv, LLVMValueRef so,
   for (int y = 0; y < yv; y++) {
     for (int l = 0; l < V; l++)
       m[l] = LLVMConstInt(g->ir.i32, (unsigned)(l * yv + y), 0);
-    LLVMValueRef out = convert(g, LLVMBuildShuffleVector(g->ir.b, a, b, LLVMConstVector(m, (unsigned)V), "deint"), V);
-    store(g, out, at(g, g->dst, add(g, dof, lyc_i64(&g->ir, y * Yin->ds)), g->p->dbytes));
+    out[y] = convert(g, LLVMBuildShuffleVector(g->ir.b, a, b, LLVMConstVector(m, (unsigned)V), "deint"), V);
   }
 }
 
-/* One tile: X rows x0.. (so, dof include them), Y positions y0... */
-static void zip_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef dof, LLVMValueRef y0) {
+/* V sub-byte source elements from element offset so (a multiple of the
+ * elements per byte), one per i8 lane. */
+static LLVMValueRef load_unpacked(Gen *g, LLVMValueRef so, int V) {
+  int bits = g->p->sbits;
+  LLVMValueRef byte = lyc_div_const(&g->ir, so, 8 / bits, "byte");
+  LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->src, &byte, 1, "");
+  return unpack_bytes(g, load(g, vec(g->ir.i8, V * bits / 8), ptr), bits, V);
+}
+
+/* The converted result vectors of one tile (X rows from so): out[k] holds
+ * destination-contiguous runs of xt elements, V/xt Y positions each. */
+static void tile_vectors(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef *out) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Yin = &x->loops[x->nloops - 2];
   int V = g->p->vlen;
   if (x->ny == 1 && t.rows == V && t.yv == Yin->n && t.yv <= 4 && X->ss == Yin->n) {
-    deinterleave_tile(g, x, t.yv, so, dof);
+    deinterleave_tile(g, t.yv, so, out);
     return;
   }
   bool narrow_first = g->p->dbytes < g->p->sbytes; /* shuffle the narrower elements */
   LLVMTypeRef vt = vec(g->st, V);
-  LLVMValueRef v[64];
   for (int r = 0; r < t.xt; r++) {
     if (r >= t.rows)
-      v[r] = LLVMConstNull(vt); /* padding rows: zero, and never stored */
+      out[r] = LLVMConstNull(vt); /* padding rows: zero, and never stored */
     else {
       LLVMValueRef ptr = at(g, g->src, add(g, so, lyc_i64(&g->ir, r * X->ss)), g->p->sbytes);
       if (x->prefetch && t.yv == V)
         prefetch(g, ptr, x->prefetch);
-      v[r] = t.yv == V ? load(g, vt, ptr) : masked_load(g, vt, ptr, V, t.yv);
+      out[r] = g->p->sbits < 8 ? load_unpacked(g, add(g, so, lyc_i64(&g->ir, r * X->ss)), V) /* full Y blocks */
+               : t.yv == V ? load(g, vt, ptr) : masked_load(g, vt, ptr, V, t.yv);
     }
     if (narrow_first)
-      v[r] = convert(g, v[r], V);
+      out[r] = convert(g, out[r], V);
   }
-  zip(g, v, t.xt, V);
+  zip(g, out, t.xt, V);
   for (int k = 0; k < t.xt && !narrow_first; k++)
-    v[k] = convert(g, v[k], V);
+    out[k] = convert(g, out[k], V);
+}
+
+/* Lane l of the concatenation of k vectors of n lanes each, in the order
+ * of lane (l % k) * n + l / k: their interleave. */
+static LLVMValueRef interleave(Gen *g, LLVMValueRef *q, int k, int n) {
+  LLVMValueRef cat[8], m[64];
+  int len = n;
+  memcpy(cat, q, k * sizeof *q);
+  for (int w = k; w > 1; w /= 2, len *= 2) { /* concatenate pairwise */
+    for (int l = 0; l < 2 * len; l++)
+      m[l] = LLVMConstInt(g->ir.i32, (unsigned)l, 0);
+    for (int i = 0; i < w / 2; i++)
+      cat[i] = LLVMBuildShuffleVector(g->ir.b, cat[2 * i], cat[2 * i + 1], LLVMConstVector(m, (unsigned)(2 * len)), "cat");
+  }
+  for (int l = 0; l < k * n; l++)
+    m[l] = LLVMConstInt(g->ir.i32, (unsigned)(l % k * n + l / k), 0);
+  return LLVMBuildShuffleVector(g->ir.b, cat[0], LLVMGetUndef(LLVMTypeOf(cat[0])), LLVMConstVector(m, (unsigned)(k * n)), "ilv");
+}
+
+/* A full tile of sub-byte elements copied as they are (k = 8/bits to a
+ * byte; xt rows, a multiple of k): each k rows become one vector of V
+ * bytes, lane c holding their k elements of column c (bit operations on
+ * the loaded bytes, then an interleave), and those xt/k byte rows are
+ * transposed as bytes; the results are whole destination bytes. */
+static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef dof) {
+  const LycLoop *X = &x->loops[x->nloops - 1], *Yin = &x->loops[x->nloops - 2];
+  int V = g->p->vlen, bits = g->p->sbits, k = 8 / bits, nb = V / k, xb = t.xt / k;
+  LLVMTypeRef bt = vec(g->ir.i8, nb);
+  LLVMValueRef rows[64], p[64], q[8];
+  for (int r = 0; r < t.xt; r++) {
+    LLVMValueRef byte = lyc_div_const(&g->ir, add(g, so, lyc_i64(&g->ir, r * X->ss)), k, "byte");
+    LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->src, &byte, 1, "");
+    if (x->prefetch)
+      prefetch(g, ptr, x->prefetch);
+    rows[r] = load(g, bt, ptr);
+  }
+  for (int gr = 0; gr < xb; gr++) {
+    for (int i = 0; i < k; i++) { /* q[i][j]: the group's elements of column j*k + i */
+      q[i] = NULL;
+      for (int r = 0; r < k; r++) {
+        LLVMValueRef e = rows[gr * k + r];
+        int sh = r * bits - i * bits; /* element i of the byte to position r */
+        e = LLVMBuildAnd(g->ir.b, e, splat_i8(g, ((1u << bits) - 1) << (i * bits), nb), "");
+        if (sh > 0)
+          e = LLVMBuildShl(g->ir.b, e, splat_i8(g, (unsigned)sh, nb), "");
+        else if (sh < 0)
+          e = LLVMBuildLShr(g->ir.b, e, splat_i8(g, (unsigned)-sh, nb), "");
+        q[i] = q[i] ? LLVMBuildOr(g->ir.b, q[i], e, "") : e;
+      }
+    }
+    p[gr] = interleave(g, q, k, nb);
+  }
+  zip(g, p, xb, V);
+  bool nt = g->nt && x->aligned;
+  if (x->ny == 1 && Yin->ds == t.width) { /* contiguous across Y: V bytes per vector */
+    for (int j = 0; j < xb; j++) {
+      LLVMValueRef byte = add(g, lyc_div_const(&g->ir, dof, k, "byte"), lyc_i64(&g->ir, (int64_t)j * V));
+      LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &byte, 1, "");
+      if (nt)
+        store_nt(g, p[j], ptr, (unsigned)V);
+      else
+        store(g, p[j], ptr);
+    }
+    return;
+  }
+  int per = V / xb;
+  for (int y = 0; y < V; y++) { /* xb bytes per Y position */
+    LLVMValueRef m[64];
+    for (int e = 0; e < xb; e++)
+      m[e] = LLVMConstInt(g->ir.i32, (unsigned)((y % per) * xb + e), 0);
+    LLVMValueRef piece = xb == V ? p[y] : LLVMBuildShuffleVector(g->ir.b, p[y / per], LLVMGetUndef(LLVMTypeOf(p[0])),
+                                                                  LLVMConstVector(m, (unsigned)xb), "piece");
+    LLVMValueRef byte = lyc_div_const(&g->ir, add(g, dof, lyc_i64(&g->ir, y * Yin->ds)), k, "byte");
+    store(g, piece, LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &byte, 1, ""));
+  }
+}
+
+/* One tile group: X rows x0.. (so, dof include them), Y positions y0... */
+static void zip_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef dof, LLVMValueRef y0) {
+  const LycLoop *X = &x->loops[x->nloops - 1], *Yin = &x->loops[x->nloops - 2];
+  int V = g->p->vlen, bits = g->p->sbits;
+  if (x->packed && bits == g->p->dbits && g->p->src->elem == g->p->dst->elem && t.rows == t.xt && t.yv == V &&
+      t.width == t.xt && t.xt % (8 / bits) == 0 && x->ny == 1) {
+    nibble_tile(g, x, t, so, dof);
+    return;
+  }
+  LLVMValueRef v[4 * 64];
+  for (int c = 0; c < t.xg; c++)
+    tile_vectors(g, x, t, add(g, so, lyc_i64(&g->ir, (int64_t)c * V * X->ss)), v + c * V);
   /* Full tiles are the ones zip_aligned() judged for non-temporal stores. */
   bool full = t.yv == V && t.width == (X->n < V ? X->n + x->xpad : V);
-  if (x->ny == 1 && Yin->ds == t.width)
+  if (x->ny == 1 && Yin->ds == t.width && t.xg == 1)
     store_packed(g, x, v, t, dof, full);
   else
     store_pieces(g, x, v, t, dof, y0, full);
@@ -399,18 +572,20 @@ static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVM
                    LLVMValueRef y0) {
   const LycLoop *X = &x->loops[x->nloops - 1];
   int V = g->p->vlen, tail = (int)(nrows % V);
-  if (nrows >= V) {
+  if (nrows >= V) { /* groups of xg chunks (the planner made nrows a multiple) */
+    int xg = x->xg > 1 ? x->xg : 1;
+    int64_t ngroups = nrows / ((int64_t)V * xg);
     LycLoopIR l;
-    LLVMValueRef xc = nrows >= 2 * V ? lyc_loop_begin(&g->ir, &l, lyc_i64(&g->ir, 0), lyc_i64(&g->ir, nrows / V), "xc") : NULL;
-    LLVMValueRef x0 = xc ? lyc_mul_const(&g->ir, xc, V, "x0") : lyc_i64(&g->ir, 0);
-    y_run(g, x, (Tile){V, V, yv, V}, ym, step(g, so, x0, X->ss), add(g, dof, x0), y0);
+    LLVMValueRef xc = ngroups >= 2 ? lyc_loop_begin(&g->ir, &l, lyc_i64(&g->ir, 0), lyc_i64(&g->ir, ngroups), "xc") : NULL;
+    LLVMValueRef x0 = xc ? lyc_mul_const(&g->ir, xc, (int64_t)V * xg, "x0") : lyc_i64(&g->ir, 0);
+    y_run(g, x, (Tile){V, V, yv, V, xg}, ym, step(g, so, x0, X->ss), add(g, dof, x0), y0);
     if (xc)
       lyc_loop_end(&g->ir, &l);
   }
   if (tail) {
     int64_t x0 = nrows - tail;
     int width = tail + x->xpad;
-    y_run(g, x, (Tile){pow2_ceil(width), tail, yv, width}, ym, add(g, so, lyc_i64(&g->ir, x0 * X->ss)),
+    y_run(g, x, (Tile){pow2_ceil(width), tail, yv, width, 1}, ym, add(g, so, lyc_i64(&g->ir, x0 * X->ss)),
           add(g, dof, lyc_i64(&g->ir, x0)), y0);
   }
 }
@@ -481,7 +656,7 @@ static void emit_loops(Gen *g, const LycNest *x, bool zero, int lv, LLVMValueRef
     else if (x->inner == LYC_INNER_ZIP)
       inner_zip(g, x, so, dof, split);
     else if (x->inner == LYC_INNER_CONTIG)
-      inner_contig(g, last, so, dof, split);
+      inner_contig(g, x, last, so, dof, split);
     else {
       LycLoopIR l;
       LLVMValueRef i = open_loop(g, &l, last->n, split, "s");
@@ -498,7 +673,7 @@ static void emit_loops(Gen *g, const LycNest *x, bool zero, int lv, LLVMValueRef
 
 static void emit_nest(Gen *g, const LycNest *x, bool zero) {
   LLVMValueRef so = lyc_i64(&g->ir, x->src_base), dof = lyc_i64(&g->ir, x->dst_base);
-  if (x->nloops == 0 || g->p->dbits < 8) { /* packed destination bytes: one writer */
+  if (x->nloops == 0 || (g->p->dbits < 8 && !x->packed)) { /* elements or-ed into bytes: one writer */
     LLVMBasicBlockRef done = only_thread0(g);
     emit_loops(g, x, zero, 0, so, dof, false);
     LLVMBuildBr(g->ir.b, done);

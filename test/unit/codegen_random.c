@@ -182,9 +182,9 @@ static LyType random_type(LyContext ctx, int rank, const int *dims, const char *
   }
 }
 
-enum { NKINDS = 8 };
+enum { NKINDS = 10 };
 static long coverage[NKINDS];
-static const char *kinds[NKINDS] = {"zip", "contig", "scalar", "elementwise", "zero ", "memset", "xpad", "ym"};
+static const char *kinds[NKINDS] = {"zip", "contig", "scalar", "elementwise", "zero ", "memset", "xpad", "ym", "xg", "bytes"};
 
 static void count_plan(LyRepackKernel k) {
   char *d = lyRepackKernelDescribe(k);
