@@ -112,6 +112,7 @@ static void *read_bytes(int64_t n) {
 }
 
 static LycSparseJit *jit;
+static int compiled_runs; /* jit requests that ran compiled kernels */
 
 static void answer_buffers(LyStatus s, const LycSparse *f, const int64_t *counts, void **bufs) {
   LycBufInfo info[LYC_SPARSE_MAX_BUFS];
@@ -168,6 +169,7 @@ static void serve_one(char *line) {
     exit(1);
   }
   diag_text[0] = 0;
+  compiled_runs += use_jit && lyc_sparse_jit_supports(jit, &f);
   LyStatus s;
   int nb = 0;
   if (!strcmp(op, "from-dense")) {
@@ -266,6 +268,7 @@ int main(int argc, char **argv) {
     char line[4096];
     while (fgets(line, sizeof line, stdin))
       serve_one(line);
+    fprintf(stderr, "jit: %d compiled runs\n", compiled_runs);
   } else if (argc >= 2 && !strcmp(argv[1], "bench")) {
     int64_t n = argc >= 3 ? atoll(argv[2]) : 4096;
     printf("%" PRId64 "x%" PRId64 " f32, 32-bit positions and coordinates; GB/s = (dense + sparse bytes) / best of 5;"
