@@ -281,7 +281,9 @@ LyStatus lyc_sparse_convert(LyDiagEngine *d, const LycSparse *src, const int64_t
 typedef struct LycSparseJit LycSparseJit;
 LycSparseJit *lyc_sparse_jit_create(LyDiagEngine *d); /* NULL after a diagnostic */
 void lyc_sparse_jit_destroy(LycSparseJit *j);
-/* Whether the format has compiled kernels (compiling them on first use). */
+/* Whether the format has compiled kernels (compiling them on first use).
+ * Unlike the interpreter, lyc_sparse_jit_from_dense reads counts (the nnz
+ * pass's) when filling: the fill bounds its writes by them. */
 bool lyc_sparse_jit_supports(LycSparseJit *j, const LycSparse *f);
 LyStatus lyc_sparse_jit_from_dense(LycSparseJit *j, const LycSparse *f, const void *dense, int64_t *counts,
                                    void *const *bufs);
