@@ -201,13 +201,34 @@ def random_case(drv, rng, i, stats):
     want, back = oracle(kind, spec, dense, blk)
     what = "case %d %s %s density %g" % (i, kind, spec.text, density)
     # Each new format compiles its kernels (~40 ms): the JIT runs on every fifth case.
-    for mode in ("interp", "jit") if (i + i // 25) % 5 == 0 else ("interp",):
+    jit_case = (i + i // 25) % 5 == 0
+    for mode in ("interp", "jit") if jit_case else ("interp",):
         got = drv.from_dense(mode, spec, dense, spec.widths())
         if same_bytes("%s %s from dense" % (what, mode), got, want):
             same_bytes("%s %s to dense" % (what, mode), drv.to_dense(mode, spec, got, spec.widths()), back.tobytes())
     stats[kind] = stats.get(kind, 0) + 1
+    if jit_case:  # its kernels are compiled already
+        corrupt(drv, rng, spec, want, what, stats)
     if kind == "csr" and i % 3 == 0:
         convert_case(drv, spec, dense, want, rng, what)
+
+
+def corrupt(drv, rng, spec, bufs, what, stats):
+    """Random bytes of valid buffers overwritten (or a buffer cut short): the
+    interpreter and the JIT must agree on the dense result or the error."""
+    bufs = [bytearray(b) for b in bufs]
+    b = int(rng.integers(0, len(bufs)))
+    if len(bufs[b]) and rng.random() < 0.8:
+        for _ in range(int(rng.integers(1, 4))):
+            bufs[b][int(rng.integers(0, len(bufs[b])))] = int(rng.integers(0, 256))
+    else:
+        w = spec.widths()[b] // 8
+        bufs[b] = bufs[b][:max(0, len(bufs[b]) - w)]
+    bufs = [bytes(x) for x in bufs]
+    got = [drv.to_dense(mode, spec, bufs, spec.widths()) for mode in ("interp", "jit")]
+    if got[0] != got[1]:
+        fail("%s corrupted buffer %d: interpreter %r, JIT %r" % (what, b, got[0][:80], got[1][:80]))
+    stats["corrupt-rejected"] = stats.get("corrupt-rejected", 0) + isinstance(got[0], str)
 
 
 def convert_case(drv, spec, dense, bufs, rng, what):
