@@ -438,7 +438,9 @@ static bool get_crd(Dec *x, int l, int64_t k, int64_t *c) {
   int b = x->crd_buf[l];
   int64_t i = k * x->crd_stride[l] + x->crd_field[l];
   uint64_t v;
-  if (!get(x, b, i, &v)) /* k < counts[b] (an entry before it was read): no overflow */
+  /* k is below the buffer's entries over its stride (the positions were
+   * checked against them, singletons follow such an entry): no overflow. */
+  if (!get(x, b, i, &v))
     return false;
   if (v >= (uint64_t)x->size[l]) {
     err(x->d, "sparse buffer %d (%s of level %d): entry %" PRId64 " is %" PRIu64 ", beyond the level size %" PRId64, b,

@@ -535,13 +535,18 @@ static bool compile_entry(LycSparseJit *j, const LycSparse *f, const Shape *s, E
   LLVMContextDispose(c);
   if (!obj)
     return false;
+  /* Loaded kernels stay for the converter's lifetime. The same cached code
+   * may be loaded already (another format with equal kernels): keep that. */
   LLVMOrcExecutorAddress addr;
   snprintf(name, sizeof name, "%s_count", prefix);
   LLVMErrorRef e = LLVMOrcLLJITLookup(j->jit, &addr, name);
-  if (!e) /* the same code is loaded already (equal kernels of another format) */
+  if (!e) {
     LLVMDisposeMemoryBuffer(obj);
-  else if (LLVMConsumeError(e), (e = LLVMOrcLLJITAddObjectFile(j->jit, LLVMOrcLLJITGetMainJITDylib(j->jit), obj)))
-    return lyc_report_error(j->d, "loading a sparse kernel into the JIT failed", e), false;
+  } else {
+    LLVMConsumeError(e);
+    if ((e = LLVMOrcLLJITAddObjectFile(j->jit, LLVMOrcLLJITGetMainJITDylib(j->jit), obj))) /* takes obj */
+      return lyc_report_error(j->d, "loading a sparse kernel into the JIT failed", e), false;
+  }
   en->count = (CountFn)lookup(j, prefix, "count");
   en->fill = (FillFn)lookup(j, prefix, "fill");
   en->scatter = (ScatterFn)lookup(j, prefix, "scatter");

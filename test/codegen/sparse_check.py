@@ -1,7 +1,8 @@
 """Sparse conversions (sparse_driver) against SciPy and hand-computed vectors.
 
 Random matrices (densities 0 to 1, empty shapes, empty rows and columns, -0.0
-and NaN, f32/f64/i32/i8, every position/coordinate width that fits) go to
+and NaN, f32/f64/f16/bf16/i64/i32/i16/i8, every position/coordinate width
+that fits) go to
 CSR, CSC, COO (AoS and SoA) and BSR through the interpreter and the JIT; every
 buffer must equal SciPy's csr_matrix / csc_matrix / coo (row-major) /
 bsr_matrix indptr, indices and data converted to the widths, byte for byte,
@@ -20,9 +21,23 @@ import sys
 import numpy as np
 import scipy.sparse as sp
 
-DTYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i8": np.int8}
+# bf16 matrices are f32 ones whose values bf16 holds exactly (low 16 bits zero): SciPy works on
+# the f32 matrix and the bytes on the wire are their high halves (wire()).
+DTYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i8": np.int8, "f16": np.float16,
+          "bf16": np.float32, "i64": np.int64, "i16": np.int16}
+VBITS = {"f32": 32, "f64": 64, "i32": 32, "i8": 8, "f16": 16, "bf16": 16, "i64": 64, "i16": 16}
 UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 failures = []
+
+
+def wire(dt, a):
+    """The bytes of values of type dt."""
+    a = np.ascontiguousarray(a)
+    if dt == "f16":  # SciPy holds f16 matrices as f32 (exactly)
+        return a.astype(np.float16).tobytes()
+    if dt == "bf16":
+        return (a.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16).tobytes()
+    return a.tobytes()
 
 
 def fail(what):
@@ -50,7 +65,7 @@ class Driver:
         return [self.p.stdout.read(c * w // 8) for c, w in zip(counts, widths)]
 
     def from_dense(self, mode, spec, dense, widths):
-        head = self._ask("from-dense %s %s" % (mode, spec.text), dense.tobytes())
+        head = self._ask("from-dense %s %s" % (mode, spec.text), wire(spec.dtype, dense))
         return self._buffers(head, widths) if head[0] == "ok" else " ".join(head[1:])
 
     def to_dense(self, mode, spec, bufs, widths):
@@ -76,11 +91,11 @@ class Spec:
         self.text = ",".join([dtype, "p%d" % p, "c%d" % c, "x".join(map(str, shape))] + levels)
 
     def widths(self):
-        vbits = np.dtype(DTYPES.get(self.dtype, np.float32)).itemsize * 8
+        vbits = VBITS[self.dtype]
         return [self.p if k == "pos" else self.c if k == "crd" else vbits for k in self.kinds]
 
     def dense_bytes(self):
-        return int(np.prod(self.shape)) * np.dtype(DTYPES[self.dtype]).itemsize
+        return int(np.prod(self.shape)) * VBITS[self.dtype] // 8
 
 
 def csr(dt, p, c, shape):
@@ -113,28 +128,29 @@ def stored(dense):
 
 def oracle(kind, spec, dense, blk=None):
     """SciPy's buffers for the format, and the dense matrix they hold."""
+    dense = dense.astype(np.float32) if dense.dtype == np.float16 else dense  # SciPy has no f16
     p, c = spec.p, spec.c
     if kind in ("csr", "csc"):
         m = (sp.csr_matrix if kind == "csr" else sp.csc_matrix)(dense)
-        return [u(m.indptr, p), u(m.indices, c), m.data.tobytes()], stored(dense)
+        return [u(m.indptr, p), u(m.indices, c), wire(spec.dtype, m.data)], stored(dense)
     if kind in ("coo", "coo-soa"):
         m = sp.csr_matrix(dense).tocoo()  # canonical row-major order
         pos = u([0, m.nnz], p)
         if kind == "coo-soa":
-            return [pos, u(m.row, c), u(m.col, c), m.data.tobytes()], stored(dense)
-        return [pos, u(np.stack([m.row, m.col], 1).reshape(-1), c), m.data.tobytes()], stored(dense)
+            return [pos, u(m.row, c), u(m.col, c), wire(spec.dtype, m.data)], stored(dense)
+        return [pos, u(np.stack([m.row, m.col], 1).reshape(-1), c), wire(spec.dtype, m.data)], stored(dense)
     r, s = blk
     # A stored block holds its zeros as +0 (a -0.0 in the dense block is not
     # a stored value), as SciPy's bsr_matrix builds it.
     m = sp.bsr_matrix(dense, blocksize=(r, s))
     m.sort_indices()  # SciPy leaves the blocks of a row unsorted; ordered levels need them sorted
-    return [u(m.indptr, p), u(m.indices, c), m.data.tobytes()], stored(dense)
+    return [u(m.indptr, p), u(m.indices, c), wire(spec.dtype, m.data)], stored(dense)
 
 
 def random_dense(rng, dt, shape, density):
     n = int(np.prod(shape))
     mask = rng.random(n) < density
-    if DTYPES[dt] in (np.float32, np.float64):
+    if dt[0] in "fb":
         vals = rng.standard_normal(n) * 100
         special = rng.random(n)
         vals[special < 0.02] = np.nan
@@ -146,6 +162,8 @@ def random_dense(rng, dt, shape, density):
         vals = rng.integers(info.min, info.max, n, endpoint=True)
         vals = np.where(mask, vals, 0)
     d = vals.astype(DTYPES[dt]).reshape(shape)
+    if dt == "bf16":
+        d = (d.view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32)
     if d.size and rng.random() < 0.3:  # empty rows and columns
         d[rng.integers(0, shape[0]), :] = 0
         d[:, rng.integers(0, shape[1])] = 0
@@ -182,7 +200,7 @@ SHAPES = [(0, 5), (5, 0), (0, 0), (1, 1), (1, 7), (7, 1), (4, 4), (16, 16), (3, 
 
 
 def random_case(drv, rng, i, stats):
-    dt = ["f32", "f64", "i32", "i8"][i % 4]
+    dt = ["f32", "f64", "i32", "i8", "f16", "bf16", "i64", "i16"][i % 8]
     shape = SHAPES[i % len(SHAPES)] if i < 3 * len(SHAPES) else (int(rng.integers(0, 40)), int(rng.integers(0, 40)))
     density = [0, 0.01, 0.1, 0.5, 1][i % 5]
     dense = random_dense(rng, dt, shape, density)
@@ -205,11 +223,12 @@ def random_case(drv, rng, i, stats):
     for mode in ("interp", "jit") if jit_case else ("interp",):
         got = drv.from_dense(mode, spec, dense, spec.widths())
         if same_bytes("%s %s from dense" % (what, mode), got, want):
-            same_bytes("%s %s to dense" % (what, mode), drv.to_dense(mode, spec, got, spec.widths()), back.tobytes())
+            same_bytes("%s %s to dense" % (what, mode), drv.to_dense(mode, spec, got, spec.widths()),
+                       wire(dt, back))
     stats[kind] = stats.get(kind, 0) + 1
     if jit_case:  # its kernels are compiled already
         corrupt(drv, rng, spec, want, what, stats)
-    if kind == "csr" and i % 3 == 0:
+    if kind == "csr" and i % 3 == 0 and dt not in ("bf16", "f16"):
         convert_case(drv, spec, dense, want, rng, what)
 
 
