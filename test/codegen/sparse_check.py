@@ -112,6 +112,10 @@ def coo(dt, p, c, shape, soa=False):
     return Spec(dt, p, c, shape, ["i0:compressed+nu", "i1:singleton"], ["pos", "crd", "val"])
 
 
+def dcsr(dt, p, c, shape):
+    return Spec(dt, p, c, shape, ["i0:compressed", "i1:compressed"], ["pos", "crd", "pos", "crd", "val"])
+
+
 def bsr(dt, p, c, shape, r, s):
     levels = ["i0/%d:dense" % r, "i1/%d:compressed" % s, "i0%%%d:dense" % r, "i1%%%d:dense" % s]
     return Spec(dt, p, c, shape, levels, ["pos", "crd", "val"])
@@ -133,6 +137,11 @@ def oracle(kind, spec, dense, blk=None):
     if kind in ("csr", "csc"):
         m = (sp.csr_matrix if kind == "csr" else sp.csc_matrix)(dense)
         return [u(m.indptr, p), u(m.indices, c), wire(spec.dtype, m.data)], stored(dense)
+    if kind == "dcsr":  # SciPy's CSR without its empty rows
+        m = sp.csr_matrix(dense)
+        rows = np.nonzero(np.diff(m.indptr))[0]
+        pos1 = np.concatenate([[0], np.cumsum(np.diff(m.indptr)[rows])])
+        return [u([0, len(rows)], p), u(rows, c), u(pos1, p), u(m.indices, c), wire(spec.dtype, m.data)], stored(dense)
     if kind in ("coo", "coo-soa"):
         m = sp.csr_matrix(dense).tocoo()  # canonical row-major order
         pos = u([0, m.nnz], p)
@@ -204,7 +213,7 @@ def random_case(drv, rng, i, stats):
     shape = SHAPES[i % len(SHAPES)] if i < 3 * len(SHAPES) else (int(rng.integers(0, 40)), int(rng.integers(0, 40)))
     density = [0, 0.01, 0.1, 0.5, 1][i % 5]
     dense = random_dense(rng, dt, shape, density)
-    kind = ["csr", "csc", "coo", "coo-soa", "bsr"][(i // 5) % 5]
+    kind = ["csr", "csc", "coo", "coo-soa", "bsr", "dcsr"][(i // 5) % 6]
     blk = None
     if kind == "bsr":
         r, s = int(rng.choice([1, 2, 3, 4])), int(rng.choice([1, 2, 4]))
@@ -213,7 +222,7 @@ def random_case(drv, rng, i, stats):
         blk = (r, s)
     nnz = int(np.count_nonzero(dense))
     p, c = pick_widths(rng, dense, shape, max(nnz, int(np.prod(shape))) if kind == "bsr" else nnz)
-    make = {"csr": csr, "csc": csc, "coo": coo, "coo-soa": lambda *a: coo(*a, soa=True),
+    make = {"csr": csr, "csc": csc, "coo": coo, "dcsr": dcsr, "coo-soa": lambda *a: coo(*a, soa=True),
             "bsr": lambda *a: bsr(*a, *blk)}[kind]
     spec = make(dt, p, c, shape)
     want, back = oracle(kind, spec, dense, blk)
@@ -328,6 +337,22 @@ def hand_vectors(drv):
         same_bytes("loose gaps", drv.to_dense("interp", lc, gap, lc.widths()), d.tobytes())
 
 
+def nonordered(drv):
+    """A CSR whose rows are unsorted: read as stored, and sorted by a conversion (SciPy's sort_indices)."""
+    spec = Spec("f32", 32, 32, (3, 4), ["i0:dense", "i1:compressed+no"], ["pos", "crd", "val"])
+    indptr, indices, data = [0, 2, 2, 5], [3, 1, 2, 0, 3], np.array([1, 2, 3, 4, 5], np.float32)
+    m = sp.csr_matrix((data, indices, indptr), shape=(3, 4))
+    bufs = [u(indptr, 32), u(indices, 32), data.tobytes()]
+    same_bytes("nonordered to dense", drv.to_dense("interp", spec, bufs, spec.widths()), m.toarray().tobytes())
+    m.sort_indices()
+    same_bytes("nonordered to CSR", drv.convert(spec, csr("f32", 32, 32, (3, 4)), bufs),
+               [u(m.indptr, 32), u(m.indices, 32), m.data.tobytes()])
+    dup = [u([0, 2, 2, 3], 32), u([3, 3, 0], 32), f32(1, 2, 3)]
+    got = drv.to_dense("interp", spec, dup, spec.widths())
+    if got != "sparse buffers store the point (0, 3) twice":
+        fail("nonordered duplicate: %r" % (got,))
+
+
 def malformed(drv):
     """Broken CSR buffers of a 3x4 matrix: the error names the buffer and the entry."""
     spec = csr("f32", 32, 32, (3, 4))
@@ -369,6 +394,7 @@ def main():
     for i in range(cases):
         random_case(drv, rng, i, stats)
     hand_vectors(drv)
+    nonordered(drv)
     malformed(drv)
     drv.p.stdin.close()
     sys.stdout.write(drv.p.stderr.read().decode())
