@@ -3,6 +3,7 @@
  *
  *   sparse_driver serve   requests on stdin, answers on stdout (below)
  *   sparse_driver bench   dense->CSR and CSR->dense GB/s next to memcpy
+ *   sparse_driver check SPEC   the format's buffers, or its diagnostic
  *
  * A request is one text line, then raw bytes:
  *   from-dense MODE SPEC            + the row-major dense bytes
@@ -275,6 +276,18 @@ int main(int argc, char **argv) {
     while (fgets(line, sizeof line, stdin))
       serve_one(line);
     fprintf(stderr, "jit: %d compiled runs\n", compiled_runs);
+  } else if (argc >= 3 && !strcmp(argv[1], "check")) { /* a format's diagnostic, or its buffers */
+    LycSparse f;
+    if (!parse_spec(argv[2], &f))
+      return fprintf(stderr, "sparse_driver: cannot parse '%s'\n", argv[2]), 1;
+    if (lyc_sparse_check(&engine, &f))
+      return printf("error: %s\n", diag_text), 1;
+    LycBufInfo info[LYC_SPARSE_MAX_BUFS];
+    int nb = lyc_sparse_buffers(&f, info);
+    for (int b = 0; b < nb; b++)
+      printf("%s level %d x%d %d-bit\n",
+             info[b].kind == LYC_BUF_POS ? "positions" : info[b].kind == LYC_BUF_CRD ? "coordinates" : "values",
+             info[b].lvl, info[b].nlvls, info[b].bits);
   } else if (argc >= 2 && !strcmp(argv[1], "bench")) {
     int64_t n = argc >= 3 ? atoll(argv[2]) : 4096;
     printf("%" PRId64 "x%" PRId64 " f32, 32-bit positions and coordinates; GB/s = (dense + sparse bytes) / best of 5;"
@@ -283,7 +296,7 @@ int main(int argc, char **argv) {
       for (int k = 0; k < 2; k++)
         bench_density(n, k ? 0.10 : 0.01, m ? "jit" : "interp");
   } else {
-    fprintf(stderr, "usage: sparse_driver serve | bench [N]\n");
+    fprintf(stderr, "usage: sparse_driver serve | bench [N] | check SPEC\n");
     return 1;
   }
   lyc_sparse_jit_destroy(jit);
