@@ -262,6 +262,8 @@ int lyc_sparse_buffers(const LycSparse *f, LycBufInfo *out);
  * entries are the values != 0 (NaN is stored, -0.0 is not). */
 LyStatus lyc_sparse_from_dense(LyDiagEngine *d, const LycSparse *f, const void *dense, int64_t *counts,
                                void *const *bufs);
+/* The nnz pass alone: lyc_sparse_from_dense without buffers. */
+LyStatus lyc_sparse_sizes(LyDiagEngine *d, const LycSparse *f, const void *dense, int64_t *counts);
 /* Validates the buffers (counts[b] entries each) and scatters them into the
  * row-major dense buffer (zeroed first). */
 LyStatus lyc_sparse_to_dense(LyDiagEngine *d, const LycSparse *f, const int64_t *counts, const void *const *bufs,

@@ -400,6 +400,10 @@ LyStatus lyc_sparse_from_dense(LyDiagEngine *d, const LycSparse *f, const void *
   return s;
 }
 
+LyStatus lyc_sparse_sizes(LyDiagEngine *d, const LycSparse *f, const void *dense, int64_t *counts) {
+  return lyc_sparse_from_dense(d, f, dense, counts, NULL);
+}
+
 /* ===== Decoding: validation and the coordinate list ========================= */
 
 typedef struct {

@@ -131,7 +131,7 @@ static LyStatus two_pass(const LycSparse *f, bool use_jit, const void *dense, co
                          const int64_t *scounts, void *const *sbufs, int64_t *counts, void **bufs) {
   LyStatus s = src ? lyc_sparse_convert(&engine, src, scounts, (const void *const *)sbufs, f, counts, NULL)
                : use_jit ? lyc_sparse_jit_from_dense(jit, f, dense, counts, NULL)
-                         : lyc_sparse_from_dense(&engine, f, dense, counts, NULL);
+                         : lyc_sparse_sizes(&engine, f, dense, counts);
   if (s)
     return s;
   LycBufInfo info[LYC_SPARSE_MAX_BUFS];
@@ -224,7 +224,7 @@ static void two_pass_again(const LycSparse *f, bool use_jit, const void *dense, 
   if (use_jit)
     lyc_sparse_jit_from_dense(jit, f, dense, counts, NULL), lyc_sparse_jit_from_dense(jit, f, dense, counts, bufs);
   else
-    lyc_sparse_from_dense(&engine, f, dense, counts, NULL), lyc_sparse_from_dense(&engine, f, dense, counts, bufs);
+    lyc_sparse_sizes(&engine, f, dense, counts), lyc_sparse_from_dense(&engine, f, dense, counts, bufs);
 }
 
 /* GB/s = (dense bytes + sparse bytes) / best time; the limit is memcpy of
