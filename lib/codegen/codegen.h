@@ -225,4 +225,80 @@ LycPool *lyc_pool_create(void); /* NULL if out of memory */
 void lyc_pool_run(LycPool *p, int n, void (*fn)(int i, void *arg), void *arg);
 void lyc_pool_destroy(LycPool *p);
 
+/* ===== Sparse storage (sparse.c, sparse_jit.c) ============================== */
+
+/* A sparse format with MLIR's SparseTensor storage semantics (docs/codegen.md,
+ * "Sparse conversions"). Level l's coordinate is
+ * floor(i_{lvl_dim[l]} / lvl_div[l]) mod lvl_mod[l] (lvl_mod 0: no mod); the
+ * levels of one dim must split it exactly (a permutation, or blocks whose
+ * size divides the dim). */
+typedef enum {
+  LYC_LVL_DENSE, LYC_LVL_COMPRESSED, LYC_LVL_LOOSE_COMPRESSED, LYC_LVL_SINGLETON, LYC_LVL_N_OUT_OF_M
+} LycLevelKind;
+
+typedef struct {
+  int rank; /* dims */
+  int64_t dims[LY_MAX_RANK];
+  int lvl_rank;
+  int lvl_dim[LY_MAX_RANK];
+  int64_t lvl_div[LY_MAX_RANK], lvl_mod[LY_MAX_RANK];
+  LycLevelKind kind[LY_MAX_RANK];
+  bool nonunique[LY_MAX_RANK], nonordered[LY_MAX_RANK], soa[LY_MAX_RANK];
+  int n, m;               /* n_out_of_m */
+  int pos_bits, crd_bits; /* 8, 16, 32 or 64 (0: index = 64) */
+  LyElem value;           /* byte-sized element type of values and of the dense side */
+} LycSparse;
+
+/* One storage buffer, in MLIR's order: per level its positions then its
+ * coordinates, the values last. A coordinates buffer covers levels
+ * [lvl, lvl + nlvls): nlvls > 1 is an array-of-structs COO buffer. */
+#define LYC_SPARSE_MAX_BUFS (2 * LY_MAX_RANK + 1)
+typedef enum { LYC_BUF_POS, LYC_BUF_CRD, LYC_BUF_VAL } LycBufKind;
+typedef struct {
+  LycBufKind kind;
+  int lvl, nlvls;
+  int bits; /* of one entry */
+} LycBufInfo;
+
+/* Checks the format (level structure, splits, widths); diagnostics on d. */
+LyStatus lyc_sparse_check(LyDiagEngine *d, const LycSparse *f);
+/* The buffers of a checked format; returns their number. */
+int lyc_sparse_buffers(const LycSparse *f, LycBufInfo *out);
+
+/* The reference interpreter. Counts are in entries (not bytes), one per
+ * buffer. lyc_sparse_from_dense with bufs NULL is the nnz pass: it only sets
+ * counts; with bufs (sized by a previous nnz pass) it fills them. Stored
+ * entries are the values != 0 (NaN is stored, -0.0 is not). */
+LyStatus lyc_sparse_from_dense(LyDiagEngine *d, const LycSparse *f, const void *dense, int64_t *counts,
+                               void *const *bufs);
+/* The nnz pass alone: lyc_sparse_from_dense without buffers. */
+LyStatus lyc_sparse_sizes(LyDiagEngine *d, const LycSparse *f, const void *dense, int64_t *counts);
+/* Validates the buffers (counts[b] entries each) and scatters them into the
+ * row-major dense buffer (zeroed first). */
+LyStatus lyc_sparse_to_dense(LyDiagEngine *d, const LycSparse *f, const int64_t *counts, const void *const *bufs,
+                             void *dense);
+/* Sparse to sparse through a coordinate list (same dims and value type);
+ * dbufs NULL: the nnz pass, setting dcounts only. */
+LyStatus lyc_sparse_convert(LyDiagEngine *d, const LycSparse *src, const int64_t *scounts,
+                            const void *const *sbufs, const LycSparse *dst, int64_t *dcounts, void *const *dbufs);
+
+/* JIT-compiled dense <-> sparse kernels (sparse_jit.c) for formats made of
+ * dense levels, then one compressed level, then dense levels (CSR, CSC, BSR)
+ * or a COO region to the end (compressed(nonunique) + singletons), ordered,
+ * with no mod on the outer levels. Same semantics and diagnostics as the
+ * interpreter, which they fall back on for every other format (and which
+ * reports malformed input found by the scatter kernel). Kernels are cached
+ * per format in the converter and in the persistent kernel cache. */
+typedef struct LycSparseJit LycSparseJit;
+LycSparseJit *lyc_sparse_jit_create(LyDiagEngine *d); /* NULL after a diagnostic */
+void lyc_sparse_jit_destroy(LycSparseJit *j);
+/* Whether the format has compiled kernels (compiling them on first use).
+ * Unlike the interpreter, lyc_sparse_jit_from_dense reads counts (the nnz
+ * pass's) when filling: the fill bounds its writes by them. */
+bool lyc_sparse_jit_supports(LycSparseJit *j, const LycSparse *f);
+LyStatus lyc_sparse_jit_from_dense(LycSparseJit *j, const LycSparse *f, const void *dense, int64_t *counts,
+                                   void *const *bufs);
+LyStatus lyc_sparse_jit_to_dense(LycSparseJit *j, const LycSparse *f, const int64_t *counts,
+                                 const void *const *bufs, void *dense);
+
 #endif

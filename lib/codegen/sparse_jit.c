@@ -1,0 +1,628 @@
+/* codegen/sparse_jit: dense <-> sparse kernels compiled to machine code for
+ * the formats whose storage is a loop nest: dense levels, one compressed
+ * level, then dense block levels (CSR, CSC, BSR) or singletons (COO). Each
+ * format gets three functions specialised on its sizes and widths: the nnz
+ * count, the fill and the validating scatter. The interpreter (sparse.c)
+ * stays the reference: it runs every other format and reports the errors the
+ * kernels only detect. Kernels go through the same O3 pipeline, host target
+ * machine and persistent kernel cache as the repack kernels. */
+#include "codegen/codegen.h"
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/LLJIT.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef int64_t (*CountFn)(const void *dense);
+typedef void (*FillFn)(const void *dense, void *const *bufs, const int64_t *counts);
+typedef int64_t (*ScatterFn)(void *dense, const void *const *bufs, const int64_t *counts);
+
+/* A format as a loop nest. */
+typedef struct {
+  int a, L;          /* the compressed level, the level rank */
+  bool coo;          /* levels after a are singletons (else dense block levels) */
+  int64_t size[LY_MAX_RANK], ls[LY_MAX_RANK]; /* level sizes, dense strides */
+  int64_t parents;   /* entries of the dense levels above a */
+  int64_t blk;       /* values per stored unit */
+  int vbits, pbits, cbits;
+  uint64_t vmask;    /* the value bits that make it nonzero */
+  int pos_buf, val_buf, crd_buf[LY_MAX_RANK], crd_stride[LY_MAX_RANK], crd_field[LY_MAX_RANK];
+} Shape;
+
+typedef struct {
+  int64_t key[6 * LY_MAX_RANK + 8];
+  int nkey;
+  bool supported;
+  CountFn count;
+  FillFn fill;
+  ScatterFn scatter;
+} Entry;
+
+/* Not thread-safe: one converter per thread. */
+struct LycSparseJit {
+  LyDiagEngine *d;
+  LLVMOrcLLJITRef jit;
+  Entry *entries;
+  int n, cap;
+  unsigned next_id;
+};
+
+/* ===== The format as a loop nest ============================================= */
+
+static bool is_float(LyElem e) {
+  return e == LY_ELEM_F16 || e == LY_ELEM_BF16 || e == LY_ELEM_F32 || e == LY_ELEM_F64;
+}
+
+static void map_buffers(const LycSparse *f, Shape *s) {
+  LycBufInfo info[LYC_SPARSE_MAX_BUFS];
+  int nb = lyc_sparse_buffers(f, info);
+  for (int b = 0; b < nb; b++) {
+    if (info[b].kind == LYC_BUF_POS)
+      s->pos_buf = b;
+    else if (info[b].kind == LYC_BUF_VAL)
+      s->val_buf = b;
+    for (int k = 0; info[b].kind == LYC_BUF_CRD && k < info[b].nlvls; k++) {
+      s->crd_buf[info[b].lvl + k] = b;
+      s->crd_stride[info[b].lvl + k] = info[b].nlvls;
+      s->crd_field[info[b].lvl + k] = k;
+    }
+  }
+}
+
+/* The loop-nest view of a checked format; false when it has none. */
+static bool shape_of(const LycSparse *f, Shape *s) {
+  int L = f->lvl_rank, a = 0;
+  while (a < L && f->kind[a] == LYC_LVL_DENSE)
+    a++;
+  if (a == L || f->kind[a] != LYC_LVL_COMPRESSED || f->nonordered[a])
+    return false;
+  *s = (Shape){.a = a, .L = L, .coo = f->nonunique[a], .parents = 1, .blk = 1, .vbits = lyElemGetBits(f->value)};
+  for (int l = a + 1; l < L; l++)
+    if (f->kind[l] != (s->coo ? LYC_LVL_SINGLETON : LYC_LVL_DENSE) || f->nonordered[l])
+      return false;
+  if (s->vbits != 8 && s->vbits != 16 && s->vbits != 32 && s->vbits != 64)
+    return false;
+  int64_t ds[LY_MAX_RANK], st = 1;
+  for (int i = f->rank - 1; i >= 0; i--)
+    ds[i] = st, st *= f->dims[i];
+  for (int l = 0; l < L; l++) {
+    s->size[l] = f->lvl_mod[l] ? f->lvl_mod[l] : f->dims[f->lvl_dim[l]] / f->lvl_div[l];
+    s->ls[l] = f->lvl_div[l] * ds[f->lvl_dim[l]];
+    if (l < a)
+      s->parents *= s->size[l];
+    if (l > a && !s->coo)
+      s->blk *= s->size[l];
+  }
+  s->pbits = f->pos_bits ? f->pos_bits : 64;
+  s->cbits = f->crd_bits ? f->crd_bits : 64;
+  s->vmask = is_float(f->value) ? (s->vbits == 64 ? INT64_MAX : (1ULL << (s->vbits - 1)) - 1) : ~0ULL;
+  map_buffers(f, s);
+  return true;
+}
+
+/* ===== Emission ================================================================ */
+
+typedef enum { MODE_COUNT, MODE_FILL, MODE_SCATTER } Mode;
+
+typedef struct {
+  LycIR ir;
+  const Shape *s;
+  Mode mode;
+  LLVMValueRef dense, k, prev, fail; /* k, prev: i64 slots */
+  LLVMBasicBlockRef fail_bb;
+  LLVMValueRef buf[LYC_SPARSE_MAX_BUFS];
+  LLVMValueRef ncrd, nval;           /* scatter: usable entries */
+  LLVMValueRef c[LY_MAX_RANK];       /* the current level coordinates */
+  LLVMValueRef any;                  /* i1 slot: the block has a nonzero */
+  LLVMValueRef k_now;                /* scatter: the entry being copied */
+  LLVMValueRef cap;                  /* fill: units the buffers hold */
+} Emit;
+
+typedef void (*Body)(Emit *e, LLVMValueRef off, LLVMValueRef lin);
+
+static LLVMTypeRef int_type(Emit *e, int bits) { return LLVMIntTypeInContext(e->ir.c, (unsigned)bits); }
+
+static LLVMValueRef load_int(Emit *e, int bits, LLVMValueRef base, LLVMValueRef idx) {
+  LLVMTypeRef t = int_type(e, bits);
+  LLVMValueRef p = LLVMBuildGEP2(e->ir.b, t, base, &idx, 1, "p");
+  return LLVMBuildLoad2(e->ir.b, t, p, "v");
+}
+
+static LLVMValueRef load_index(Emit *e, int bits, LLVMValueRef base, LLVMValueRef idx) {
+  LLVMValueRef v = load_int(e, bits, base, idx);
+  return bits < 64 ? LLVMBuildZExt(e->ir.b, v, e->ir.i64, "z") : v;
+}
+
+static void store_int(Emit *e, int bits, LLVMValueRef base, LLVMValueRef idx, LLVMValueRef v) {
+  LLVMTypeRef t = int_type(e, bits);
+  if (LLVMGetIntTypeWidth(LLVMTypeOf(v)) > (unsigned)bits)
+    v = LLVMBuildTrunc(e->ir.b, v, t, "t");
+  LLVMBuildStore(e->ir.b, v, LLVMBuildGEP2(e->ir.b, t, base, &idx, 1, "p"));
+}
+
+static LLVMValueRef add(Emit *e, LLVMValueRef x, LLVMValueRef y) { return LLVMBuildNUWAdd(e->ir.b, x, y, "a"); }
+
+/* Loops over levels [from, to) in order; body gets the dense offset and
+ * the linear index within those levels (on top of lin's). */
+static void nest(Emit *e, int from, int to, LLVMValueRef off, LLVMValueRef lin, Body body) {
+  if (from == to) {
+    body(e, off, lin);
+    return;
+  }
+  LycLoopIR lp;
+  LLVMValueRef iv = lyc_loop_begin(&e->ir, &lp, lyc_i64(&e->ir, 0), lyc_i64(&e->ir, e->s->size[from]), "lvl");
+  e->c[from] = iv;
+  LLVMValueRef off2 = add(e, off, lyc_mul_const(&e->ir, iv, e->s->ls[from], "o"));
+  LLVMValueRef lin2 = add(e, lyc_mul_const(&e->ir, lin, e->s->size[from], "l"), iv);
+  nest(e, from + 1, to, off2, lin2, body);
+  lyc_loop_end(&e->ir, &lp);
+}
+
+static LLVMValueRef nonzero(Emit *e, LLVMValueRef v) {
+  LLVMValueRef m = LLVMBuildAnd(e->ir.b, v, LLVMConstInt(LLVMTypeOf(v), e->s->vmask, 0), "m");
+  return LLVMBuildICmp(e->ir.b, LLVMIntNE, m, LLVMConstNull(LLVMTypeOf(v)), "nz");
+}
+
+static LLVMValueRef get_k(Emit *e) { return LLVMBuildLoad2(e->ir.b, e->ir.i64, e->k, "k"); }
+
+/* --- dense -> sparse ---------------------------------------------------------- */
+
+static void block_or(Emit *e, LLVMValueRef off, LLVMValueRef lin) {
+  (void)lin;
+  LLVMValueRef v = load_int(e, e->s->vbits, e->dense, off);
+  LLVMValueRef acc = LLVMBuildLoad2(e->ir.b, e->ir.i1, e->any, "any");
+  LLVMBuildStore(e->ir.b, LLVMBuildOr(e->ir.b, acc, nonzero(e, v), "or"), e->any);
+}
+
+static void block_copy_out(Emit *e, LLVMValueRef off, LLVMValueRef lin) {
+  LLVMValueRef at = add(e, lyc_mul_const(&e->ir, get_k(e), e->s->blk, "kb"), lin);
+  LLVMValueRef v = load_int(e, e->s->vbits, e->dense, off);
+  /* A zero of the block is stored as +0 (a -0.0 is no stored value), as the interpreter does. */
+  v = LLVMBuildSelect(e->ir.b, nonzero(e, v), v, LLVMConstNull(LLVMTypeOf(v)), "v");
+  store_int(e, e->s->vbits, e->buf[e->s->val_buf], at, v);
+}
+
+static void bump_k(Emit *e) { LLVMBuildStore(e->ir.b, add(e, get_k(e), lyc_i64(&e->ir, 1)), e->k); }
+
+static void store_coords(Emit *e, LLVMValueRef k) {
+  const Shape *s = e->s;
+  for (int l = s->a; l < (s->coo ? s->L : s->a + 1); l++) {
+    LLVMValueRef at = add(e, lyc_mul_const(&e->ir, k, s->crd_stride[l], "ks"), lyc_i64(&e->ir, s->crd_field[l]));
+    store_int(e, s->cbits, e->buf[s->crd_buf[l]], at, e->c[l]);
+  }
+}
+
+/* A one-element unit (CSR, CSC, COO) without a data-dependent branch: the
+ * coordinates and value are written at k whether or not the element is
+ * stored, and k advances by nz. At 10% density the branch mispredicts
+ * often enough to halve the fill's speed. The writes stop at the buffers'
+ * end (k < cap: taken until the last stored element, so predictable). */
+static void store_point_branchless(Emit *e, LLVMValueRef nz, LLVMValueRef v) {
+  LLVMValueRef k = get_k(e);
+  LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(e->ir.c, e->ir.fn, "store");
+  LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(e->ir.c, e->ir.fn, "cont");
+  LLVMBuildCondBr(e->ir.b, LLVMBuildICmp(e->ir.b, LLVMIntULT, k, e->cap, "room"), then, cont);
+  LLVMPositionBuilderAtEnd(e->ir.b, then);
+  store_coords(e, k);
+  store_int(e, e->s->vbits, e->buf[e->s->val_buf], k, v);
+  LLVMBuildBr(e->ir.b, cont);
+  LLVMPositionBuilderAtEnd(e->ir.b, cont);
+  LLVMBuildStore(e->ir.b, add(e, k, LLVMBuildZExt(e->ir.b, nz, e->ir.i64, "inc")), e->k);
+}
+
+/* Stores the unit at dense offset off when nz: coordinates, values, k++.
+ * v is the value of a one-element unit, NULL for a block. */
+static void store_unit(Emit *e, LLVMValueRef nz, LLVMValueRef off, LLVMValueRef v) {
+  if (e->mode == MODE_FILL && v)
+    return store_point_branchless(e, nz, v);
+  if (v) /* counting one-element units: a sum LLVM vectorises */
+    return (void)LLVMBuildStore(e->ir.b, add(e, get_k(e), LLVMBuildZExt(e->ir.b, nz, e->ir.i64, "inc")), e->k);
+  LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(e->ir.c, e->ir.fn, "store");
+  LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(e->ir.c, e->ir.fn, "cont");
+  LLVMBuildCondBr(e->ir.b, nz, then, cont);
+  LLVMPositionBuilderAtEnd(e->ir.b, then);
+  if (e->mode == MODE_FILL) {
+    store_coords(e, get_k(e));
+    nest(e, e->s->a + 1, e->s->L, off, lyc_i64(&e->ir, 0), block_copy_out);
+  }
+  bump_k(e);
+  LLVMBuildBr(e->ir.b, cont);
+  LLVMPositionBuilderAtEnd(e->ir.b, cont);
+}
+
+static void coo_point(Emit *e, LLVMValueRef off, LLVMValueRef lin) {
+  (void)lin;
+  LLVMValueRef v = load_int(e, e->s->vbits, e->dense, off);
+  store_unit(e, nonzero(e, v), off, v);
+}
+
+static void block_unit(Emit *e, LLVMValueRef off, LLVMValueRef lin) {
+  (void)lin;
+  const Shape *s = e->s;
+  if (s->blk == 1 && s->a + 1 == s->L) {
+    LLVMValueRef v = load_int(e, s->vbits, e->dense, off);
+    store_unit(e, nonzero(e, v), off, v);
+    return;
+  }
+  LLVMBuildStore(e->ir.b, LLVMConstInt(e->ir.i1, 0, 0), e->any);
+  nest(e, s->a + 1, s->L, off, lyc_i64(&e->ir, 0), block_or);
+  store_unit(e, LLVMBuildLoad2(e->ir.b, e->ir.i1, e->any, "any"), off, NULL);
+}
+
+/* Elements [lo, hi) of the compressed level under one parent (CSR, CSC). */
+static void fill_points(Emit *e, LLVMValueRef off, LLVMValueRef lo, LLVMValueRef hi) {
+  const Shape *s = e->s;
+  LycLoopIR lp;
+  LLVMValueRef c = lyc_loop_begin(&e->ir, &lp, lo, hi, "elem");
+  e->c[s->a] = c;
+  LLVMValueRef v = load_int(e, s->vbits, e->dense, add(e, off, lyc_mul_const(&e->ir, c, s->ls[s->a], "o")));
+  store_point_branchless(e, nonzero(e, v), v);
+  lyc_loop_end(&e->ir, &lp);
+}
+
+#define CHUNK 16
+
+/* The fill of one CSR/CSC parent in chunks of CHUNK elements: a chunk with
+ * no nonzero (one OR of its elements, which LLVM vectorises) is skipped, the
+ * others take the branchless per-element path. Sparse rows then cost about
+ * a read of the row; dense ones do not mispredict. */
+static void fill_chunked(Emit *e, LLVMValueRef off) {
+  const Shape *s = e->s;
+  int64_t n = s->size[s->a], nch = n / CHUNK;
+  LycLoopIR lp;
+  LLVMValueRef ch = lyc_loop_begin(&e->ir, &lp, lyc_i64(&e->ir, 0), lyc_i64(&e->ir, nch), "chunk");
+  LLVMValueRef lo = lyc_mul_const(&e->ir, ch, CHUNK, "lo"), any = LLVMConstInt(e->ir.i1, 0, 0);
+  for (int j = 0; j < CHUNK; j++) {
+    LLVMValueRef at = add(e, off, lyc_mul_const(&e->ir, add(e, lo, lyc_i64(&e->ir, j)), s->ls[s->a], "o"));
+    any = LLVMBuildOr(e->ir.b, any, nonzero(e, load_int(e, s->vbits, e->dense, at)), "any");
+  }
+  LLVMBasicBlockRef some = LLVMAppendBasicBlockInContext(e->ir.c, e->ir.fn, "some");
+  LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->ir.c, e->ir.fn, "next");
+  LLVMBuildCondBr(e->ir.b, any, some, next);
+  LLVMPositionBuilderAtEnd(e->ir.b, some);
+  fill_points(e, off, lo, add(e, lo, lyc_i64(&e->ir, CHUNK)));
+  LLVMBuildBr(e->ir.b, next);
+  LLVMPositionBuilderAtEnd(e->ir.b, next);
+  lyc_loop_end(&e->ir, &lp);
+  if (n % CHUNK)
+    fill_points(e, off, lyc_i64(&e->ir, nch * CHUNK), lyc_i64(&e->ir, n));
+}
+
+/* One parent of the compressed level: its units, then its positions entry. */
+static void pack_parent(Emit *e, LLVMValueRef off, LLVMValueRef parent) {
+  const Shape *s = e->s;
+  if (e->mode == MODE_FILL && !s->coo && s->a + 1 == s->L)
+    fill_chunked(e, off);
+  else
+    nest(e, s->a, s->coo ? s->L : s->a + 1, off, lyc_i64(&e->ir, 0), s->coo ? coo_point : block_unit);
+  if (e->mode == MODE_FILL)
+    store_int(e, s->pbits, e->buf[s->pos_buf], add(e, parent, lyc_i64(&e->ir, 1)), get_k(e));
+}
+
+static void load_buffers(Emit *e, LLVMValueRef bufs, int n) {
+  for (int b = 0; b < n; b++) {
+    LLVMValueRef idx = lyc_i64(&e->ir, b);
+    LLVMValueRef p = LLVMBuildGEP2(e->ir.b, e->ir.ptr, bufs, &idx, 1, "bp");
+    e->buf[b] = LLVMBuildLoad2(e->ir.b, e->ir.ptr, p, "buf");
+  }
+}
+
+static LLVMValueRef new_slot(Emit *e, LLVMTypeRef t, LLVMValueRef init, const char *name) {
+  LLVMValueRef slot = LLVMBuildAlloca(e->ir.b, t, name);
+  LLVMBuildStore(e->ir.b, init, slot);
+  return slot;
+}
+
+static LLVMValueRef count_of(Emit *e, LLVMValueRef counts, int b, int64_t per) {
+  LLVMValueRef idx = lyc_i64(&e->ir, b);
+  LLVMValueRef n = LLVMBuildLoad2(e->ir.b, e->ir.i64, LLVMBuildGEP2(e->ir.b, e->ir.i64, counts, &idx, 1, "cp"), "n");
+  return per == 1 ? n : LLVMBuildUDiv(e->ir.b, n, lyc_i64(&e->ir, per), "units");
+}
+
+/* i64 count(ptr dense) or void fill(ptr dense, ptr bufs, ptr counts). */
+static void emit_pack(LLVMModuleRef m, const Shape *s, const char *name, Mode mode, int nbufs) {
+  Emit e = {.s = s, .mode = mode};
+  lyc_ir_init(&e.ir, m);
+  LLVMTypeRef params[3] = {e.ir.ptr, e.ir.ptr, e.ir.ptr};
+  lyc_ir_function(&e.ir, name, mode == MODE_COUNT ? e.ir.i64 : e.ir.vd, params, mode == MODE_COUNT ? 1 : 3);
+  e.dense = LLVMGetParam(e.ir.fn, 0);
+  e.k = new_slot(&e, e.ir.i64, lyc_i64(&e.ir, 0), "k");
+  e.any = new_slot(&e, e.ir.i1, LLVMConstInt(e.ir.i1, 0, 0), "any");
+  if (mode == MODE_FILL) {
+    load_buffers(&e, LLVMGetParam(e.ir.fn, 1), nbufs);
+    e.cap = count_of(&e, LLVMGetParam(e.ir.fn, 2), s->val_buf, s->blk);
+    store_int(&e, s->pbits, e.buf[s->pos_buf], lyc_i64(&e.ir, 0), lyc_i64(&e.ir, 0));
+  }
+  nest(&e, 0, s->a, lyc_i64(&e.ir, 0), lyc_i64(&e.ir, 0), pack_parent);
+  if (mode == MODE_COUNT)
+    LLVMBuildRet(e.ir.b, get_k(&e));
+  else
+    LLVMBuildRetVoid(e.ir.b);
+  lyc_ir_dispose(&e.ir);
+}
+
+/* --- sparse -> dense ------------------------------------------------------------ */
+
+/* Branches to the failure exit when bad. */
+static void check(Emit *e, LLVMValueRef bad) {
+  LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(e->ir.c, e->ir.fn, "ok");
+  LLVMBuildCondBr(e->ir.b, bad, e->fail_bb, ok);
+  LLVMPositionBuilderAtEnd(e->ir.b, ok);
+}
+
+static LLVMValueRef ugt(Emit *e, LLVMValueRef x, LLVMValueRef y) { return LLVMBuildICmp(e->ir.b, LLVMIntUGT, x, y, "gt"); }
+
+static void block_copy_in(Emit *e, LLVMValueRef off, LLVMValueRef lin) {
+  LLVMValueRef at = add(e, lyc_mul_const(&e->ir, e->k_now, e->s->blk, "kb"), lin);
+  store_int(e, e->s->vbits, e->dense, off, load_int(e, e->s->vbits, e->buf[e->s->val_buf], at));
+}
+
+/* Entry k of the current parent: coordinates checked in range and in
+ * strictly increasing order (as one linear index), then its values. */
+static void scatter_entry(Emit *e, LLVMValueRef off, LLVMValueRef k) {
+  const Shape *s = e->s;
+  LLVMValueRef lin = lyc_i64(&e->ir, 0);
+  for (int l = s->a; l < (s->coo ? s->L : s->a + 1); l++) {
+    LLVMValueRef at = add(e, lyc_mul_const(&e->ir, k, s->crd_stride[l], "ks"), lyc_i64(&e->ir, s->crd_field[l]));
+    LLVMValueRef c = load_index(e, s->cbits, e->buf[s->crd_buf[l]], at);
+    check(e, LLVMBuildICmp(e->ir.b, LLVMIntUGE, c, lyc_i64(&e->ir, s->size[l]), "range"));
+    lin = add(e, lyc_mul_const(&e->ir, lin, s->size[l], "l"), c);
+    off = add(e, off, lyc_mul_const(&e->ir, c, s->ls[l], "o"));
+  }
+  LLVMValueRef prev = LLVMBuildLoad2(e->ir.b, e->ir.i64, e->prev, "prev");
+  check(e, LLVMBuildICmp(e->ir.b, LLVMIntSLE, lin, prev, "order"));
+  LLVMBuildStore(e->ir.b, lin, e->prev);
+  if (s->coo) {
+    store_int(e, s->vbits, e->dense, off, load_int(e, s->vbits, e->buf[s->val_buf], k));
+  } else {
+    e->k_now = k;
+    nest(e, s->a + 1, s->L, off, lyc_i64(&e->ir, 0), block_copy_in);
+  }
+}
+
+static void scatter_parent(Emit *e, LLVMValueRef off, LLVMValueRef parent) {
+  const Shape *s = e->s;
+  LLVMValueRef lo = load_index(e, s->pbits, e->buf[s->pos_buf], parent);
+  LLVMValueRef hi = load_index(e, s->pbits, e->buf[s->pos_buf], add(e, parent, lyc_i64(&e->ir, 1)));
+  LLVMValueRef bad = LLVMBuildOr(e->ir.b, ugt(e, lo, hi), ugt(e, hi, e->ncrd), "bad");
+  check(e, LLVMBuildOr(e->ir.b, bad, ugt(e, hi, e->nval), "bad"));
+  LLVMBuildStore(e->ir.b, lyc_i64(&e->ir, -1), e->prev);
+  LycLoopIR lp;
+  LLVMValueRef k = lyc_loop_begin(&e->ir, &lp, lo, hi, "entry");
+  scatter_entry(e, off, k);
+  lyc_loop_end(&e->ir, &lp);
+}
+
+/* i64 scatter(ptr dense, ptr bufs, ptr counts): 0, or 1 on malformed input. */
+static void emit_scatter(LLVMModuleRef m, const Shape *s, const char *name, int nbufs, int64_t dense_bytes) {
+  Emit e = {.s = s, .mode = MODE_SCATTER};
+  lyc_ir_init(&e.ir, m);
+  LLVMTypeRef params[3] = {e.ir.ptr, e.ir.ptr, e.ir.ptr};
+  lyc_ir_function(&e.ir, name, e.ir.i64, params, 3);
+  e.dense = LLVMGetParam(e.ir.fn, 0);
+  LLVMValueRef counts = LLVMGetParam(e.ir.fn, 2);
+  e.fail_bb = LLVMAppendBasicBlockInContext(e.ir.c, e.ir.fn, "malformed");
+  e.prev = new_slot(&e, e.ir.i64, lyc_i64(&e.ir, -1), "prev");
+  load_buffers(&e, LLVMGetParam(e.ir.fn, 1), nbufs);
+  LLVMBuildMemSet(e.ir.b, e.dense, LLVMConstInt(e.ir.i8, 0, 0), lyc_i64(&e.ir, dense_bytes), 1);
+  e.ncrd = count_of(&e, counts, s->crd_buf[s->a], s->crd_stride[s->a]);
+  for (int l = s->a + 1; s->coo && l < s->L; l++) { /* SoA: the fewest entries of the region's buffers */
+    LLVMValueRef n = count_of(&e, counts, s->crd_buf[l], s->crd_stride[l]);
+    e.ncrd = LLVMBuildSelect(e.ir.b, ugt(&e, e.ncrd, n), n, e.ncrd, "min");
+  }
+  e.nval = count_of(&e, counts, s->val_buf, s->blk);
+  check(&e, LLVMBuildICmp(e.ir.b, LLVMIntSLT, count_of(&e, counts, s->pos_buf, 1), lyc_i64(&e.ir, s->parents + 1),
+                          "short"));
+  nest(&e, 0, s->a, lyc_i64(&e.ir, 0), lyc_i64(&e.ir, 0), scatter_parent);
+  LLVMBuildRet(e.ir.b, lyc_i64(&e.ir, 0));
+  LLVMMoveBasicBlockAfter(e.fail_bb, LLVMGetInsertBlock(e.ir.b));
+  LLVMPositionBuilderAtEnd(e.ir.b, e.fail_bb);
+  LLVMBuildRet(e.ir.b, lyc_i64(&e.ir, 1));
+  lyc_ir_dispose(&e.ir);
+}
+
+/* ===== Compiling and caching ===================================================== */
+
+static void err(LyDiagEngine *d, const char *what) { ly_diag_emit(d, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "%s", what); }
+
+LycSparseJit *lyc_sparse_jit_create(LyDiagEngine *d) {
+  LycSparseJit *j = ly_malloc(sizeof *j);
+  if (!j)
+    return err(d, "out of memory"), NULL;
+  *j = (LycSparseJit){.d = d};
+  LLVMTargetMachineRef tm = lyc_host_machine(d); /* initialises the native target once */
+  if (!tm)
+    return ly_free(j), NULL;
+  LLVMDisposeTargetMachine(tm);
+  LLVMErrorRef e = LLVMOrcCreateLLJIT(&j->jit, LLVMOrcCreateLLJITBuilder());
+  LLVMOrcDefinitionGeneratorRef gen = NULL;
+  if (!e) /* kernels call memset */
+    e = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen, LLVMOrcLLJITGetGlobalPrefix(j->jit), NULL, NULL);
+  if (e) {
+    lyc_report_error(d, "cannot create the JIT for sparse kernels", e);
+    lyc_sparse_jit_destroy(j);
+    return NULL;
+  }
+  LLVMOrcJITDylibAddGenerator(LLVMOrcLLJITGetMainJITDylib(j->jit), gen);
+  return j;
+}
+
+void lyc_sparse_jit_destroy(LycSparseJit *j) {
+  if (!j)
+    return;
+  if (j->jit)
+    LLVMOrcDisposeLLJIT(j->jit);
+  ly_free(j->entries);
+  ly_free(j);
+}
+
+/* Everything the kernels depend on, as the cache key of a format. */
+static int format_key(const LycSparse *f, int64_t *k) {
+  int n = 0;
+  k[n++] = f->rank, k[n++] = f->lvl_rank, k[n++] = f->pos_bits, k[n++] = f->crd_bits, k[n++] = f->value;
+  k[n++] = f->n, k[n++] = f->m;
+  for (int i = 0; i < f->rank; i++)
+    k[n++] = f->dims[i];
+  for (int l = 0; l < f->lvl_rank; l++) {
+    k[n++] = f->lvl_dim[l], k[n++] = f->lvl_div[l], k[n++] = f->lvl_mod[l], k[n++] = f->kind[l];
+    k[n++] = f->nonunique[l] | f->nonordered[l] << 1 | f->soa[l] << 2;
+  }
+  return n;
+}
+
+static void *lookup(LycSparseJit *j, const char *prefix, const char *fn) {
+  char name[128];
+  snprintf(name, sizeof name, "%s_%s", prefix, fn);
+  LLVMOrcExecutorAddress addr = 0;
+  LLVMErrorRef e = LLVMOrcLLJITLookup(j->jit, &addr, name);
+  if (e) {
+    lyc_report_error(j->d, "loading a sparse kernel into the JIT failed", e);
+    return NULL;
+  }
+  return (void *)(uintptr_t)addr;
+}
+
+/* The optimised object of module m (whose functions start with prefix),
+ * from the persistent cache when it holds it; *prefix becomes the cache's
+ * name for it. NULL after a diagnostic. */
+static LLVMMemoryBufferRef object_of(LycSparseJit *j, LLVMModuleRef m, char *prefix, size_t size) {
+  LycCacheKey key = {0};
+  LLVMMemoryBufferRef obj = NULL;
+  bool keyed = lyc_cache_enabled() && lyc_cache_key(&key, m, prefix, "default<O3>");
+  if (keyed) {
+    snprintf(prefix, size, "%s", key.name);
+    obj = lyc_cache_load(&key);
+  }
+  LLVMTargetMachineRef tm = NULL;
+  char *msg = NULL;
+  if (!obj && lyc_verify(j->d, m) && lyc_optimize(j->d, m) && (tm = lyc_host_machine(j->d))) {
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &msg, &obj)) {
+      ly_diag_emit(j->d, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "LLVM code generation failed: %s", msg);
+      LLVMDisposeMessage(msg);
+      obj = NULL;
+    } else if (keyed) {
+      lyc_cache_store(&key, obj);
+    }
+  }
+  if (tm)
+    LLVMDisposeTargetMachine(tm);
+  lyc_cache_key_free(&key);
+  return obj;
+}
+
+/* Emits, compiles and loads the three kernels of a format. */
+static bool compile_entry(LycSparseJit *j, const LycSparse *f, const Shape *s, Entry *en) {
+  char prefix[128];
+  bool cached = lyc_cache_enabled();
+  if (cached)
+    snprintf(prefix, sizeof prefix, "ly_sparse");
+  else /* several converters may share a process: names of their own */
+    snprintf(prefix, sizeof prefix, "ly_sparse_%" PRIxPTR "_%u", (uintptr_t)j, j->next_id++);
+  LycBufInfo info[LYC_SPARSE_MAX_BUFS];
+  int nb = lyc_sparse_buffers(f, info);
+  int64_t dense_bytes = lyElemGetBits(f->value) / 8;
+  for (int i = 0; i < f->rank; i++)
+    dense_bytes *= f->dims[i]; /* checked by lyc_sparse_check */
+  LLVMContextRef c = LLVMContextCreate();
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("ly_sparse", c);
+  char name[160];
+  snprintf(name, sizeof name, "%s_count", prefix), emit_pack(m, s, name, MODE_COUNT, nb);
+  snprintf(name, sizeof name, "%s_fill", prefix), emit_pack(m, s, name, MODE_FILL, nb);
+  snprintf(name, sizeof name, "%s_scatter", prefix), emit_scatter(m, s, name, nb, dense_bytes);
+  LLVMMemoryBufferRef obj = object_of(j, m, prefix, sizeof prefix);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(c);
+  if (!obj)
+    return false;
+  /* Loaded kernels stay for the converter's lifetime. The same cached code
+   * may be loaded already (another format with equal kernels): keep that. */
+  LLVMOrcExecutorAddress addr;
+  snprintf(name, sizeof name, "%s_count", prefix);
+  LLVMErrorRef e = LLVMOrcLLJITLookup(j->jit, &addr, name);
+  if (!e) {
+    LLVMDisposeMemoryBuffer(obj);
+  } else {
+    LLVMConsumeError(e);
+    if ((e = LLVMOrcLLJITAddObjectFile(j->jit, LLVMOrcLLJITGetMainJITDylib(j->jit), obj))) /* takes obj */
+      return lyc_report_error(j->d, "loading a sparse kernel into the JIT failed", e), false;
+  }
+  en->count = (CountFn)lookup(j, prefix, "count");
+  en->fill = (FillFn)lookup(j, prefix, "fill");
+  en->scatter = (ScatterFn)lookup(j, prefix, "scatter");
+  return en->count && en->fill && en->scatter;
+}
+
+/* The format's entry, compiled on first use; NULL after a diagnostic. */
+static Entry *entry_of(LycSparseJit *j, const LycSparse *f) {
+  int64_t key[6 * LY_MAX_RANK + 8];
+  int nkey = format_key(f, key);
+  for (int i = 0; i < j->n; i++)
+    if (j->entries[i].nkey == nkey && !memcmp(j->entries[i].key, key, (size_t)nkey * sizeof *key))
+      return &j->entries[i];
+  if (j->n == j->cap) {
+    int cap = j->cap ? 2 * j->cap : 16;
+    Entry *ne = ly_realloc(j->entries, (size_t)cap * sizeof *ne);
+    if (!ne)
+      return err(j->d, "out of memory"), NULL;
+    j->entries = ne, j->cap = cap;
+  }
+  Entry *en = &j->entries[j->n];
+  *en = (Entry){.nkey = nkey};
+  memcpy(en->key, key, (size_t)nkey * sizeof *key);
+  Shape s;
+  en->supported = shape_of(f, &s);
+  if (en->supported && !compile_entry(j, f, &s, en))
+    return NULL;
+  j->n++;
+  return en;
+}
+
+/* ===== Running ================================================================== */
+
+static bool empty(const LycSparse *f) {
+  for (int i = 0; i < f->rank; i++)
+    if (f->dims[i] == 0)
+      return true;
+  return false;
+}
+
+bool lyc_sparse_jit_supports(LycSparseJit *j, const LycSparse *f) {
+  LyDiagEngine quiet = {0};
+  if (lyc_sparse_check(&quiet, f) || empty(f))
+    return false;
+  Entry *en = entry_of(j, f);
+  return en && en->supported;
+}
+
+LyStatus lyc_sparse_jit_from_dense(LycSparseJit *j, const LycSparse *f, const void *dense, int64_t *counts,
+                                   void *const *bufs) {
+  if (!lyc_sparse_jit_supports(j, f))
+    return lyc_sparse_from_dense(j->d, f, dense, counts, bufs);
+  Entry *en = entry_of(j, f);
+  if (bufs) {
+    en->fill(dense, bufs, counts);
+    return LY_OK;
+  }
+  Shape s;
+  shape_of(f, &s);
+  int64_t units = en->count(dense);
+  if (s.pbits < 64 && (uint64_t)units > (1ULL << s.pbits) - 1) /* the interpreter reports it */
+    return lyc_sparse_from_dense(j->d, f, dense, counts, NULL);
+  counts[s.pos_buf] = s.parents + 1;
+  counts[s.crd_buf[s.a]] = units * s.crd_stride[s.a];
+  for (int l = s.a + 1; s.coo && l < s.L; l++)
+    counts[s.crd_buf[l]] = units * s.crd_stride[l];
+  counts[s.val_buf] = units * s.blk;
+  return LY_OK;
+}
+
+LyStatus lyc_sparse_jit_to_dense(LycSparseJit *j, const LycSparse *f, const int64_t *counts,
+                                 const void *const *bufs, void *dense) {
+  if (!lyc_sparse_jit_supports(j, f))
+    return lyc_sparse_to_dense(j->d, f, counts, bufs, dense);
+  if (entry_of(j, f)->scatter(dense, bufs, counts) == 0)
+    return LY_OK;
+  /* Malformed: the interpreter finds the same fault and names it. */
+  return lyc_sparse_to_dense(j->d, f, counts, bufs, dense);
+}

@@ -1,0 +1,408 @@
+"""Sparse conversions (sparse_driver) against SciPy and hand-computed vectors.
+
+Random matrices (densities 0 to 1, empty shapes, empty rows and columns, -0.0
+and NaN, f32/f64/f16/bf16/i64/i32/i16/i8, every position/coordinate width
+that fits) go to
+CSR, CSC, COO (AoS and SoA) and BSR through the interpreter and the JIT; every
+buffer must equal SciPy's csr_matrix / csc_matrix / coo (row-major) /
+bsr_matrix indptr, indices and data converted to the widths, byte for byte,
+and the buffers must come back to the dense matrix. Sparse-to-sparse
+conversions are checked against SciPy's tocsc/tocsr/tocoo/tobsr. Hand vectors
+cover 2:4 (n_out_of_m), a 3-D COO and loose_compressed; malformed buffers must
+give the located error, never a crash.
+
+usage: sparse_check.py SPARSE_DRIVER CASES SEED
+"""
+import os
+import random
+import subprocess
+import sys
+
+import numpy as np
+import scipy.sparse as sp
+
+# bf16 matrices are f32 ones whose values bf16 holds exactly (low 16 bits zero): SciPy works on
+# the f32 matrix and the bytes on the wire are their high halves (wire()).
+DTYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i8": np.int8, "f16": np.float16,
+          "bf16": np.float32, "i64": np.int64, "i16": np.int16}
+VBITS = {"f32": 32, "f64": 64, "i32": 32, "i8": 8, "f16": 16, "bf16": 16, "i64": 64, "i16": 16}
+UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+failures = []
+
+
+def wire(dt, a):
+    """The bytes of values of type dt."""
+    a = np.ascontiguousarray(a)
+    if dt == "f16":  # SciPy holds f16 matrices as f32 (exactly)
+        return a.astype(np.float16).tobytes()
+    if dt == "bf16":
+        return (a.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16).tobytes()
+    return a.tobytes()
+
+
+def fail(what):
+    failures.append(what)
+    if len(failures) <= 20:
+        print("FAIL:", what)
+
+
+class Driver:
+    def __init__(self, path):
+        self.p = subprocess.Popen([path, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE)
+
+    def _ask(self, line, payload):
+        self.p.stdin.write(line.encode() + b"\n" + payload)
+        self.p.stdin.flush()
+        head = self.p.stdout.readline().decode()
+        if not head:
+            raise SystemExit("sparse_driver died on: " + line)
+        return head.split()
+
+    def _buffers(self, head, widths):
+        n = int(head[1])
+        counts = [int(c) for c in head[2:2 + n]]
+        return [self.p.stdout.read(c * w // 8) for c, w in zip(counts, widths)]
+
+    def from_dense(self, mode, spec, dense, widths):
+        head = self._ask("from-dense %s %s" % (mode, spec.text), wire(spec.dtype, dense))
+        return self._buffers(head, widths) if head[0] == "ok" else " ".join(head[1:])
+
+    def to_dense(self, mode, spec, bufs, widths):
+        counts = [len(b) * 8 // w for b, w in zip(bufs, widths)]
+        line = "to-dense %s %s %d %s" % (mode, spec.text, len(bufs), " ".join(map(str, counts)))
+        head = self._ask(line, b"".join(bufs))
+        if head[0] != "ok":
+            return " ".join(head[1:])
+        return self.p.stdout.read(spec.dense_bytes())
+
+    def convert(self, src, dst, bufs):
+        counts = [len(b) * 8 // w for b, w in zip(bufs, src.widths())]
+        line = "convert %s %s %d %s" % (src.text, dst.text, len(bufs), " ".join(map(str, counts)))
+        head = self._ask(line, b"".join(bufs))
+        return self._buffers(head, dst.widths()) if head[0] == "ok" else " ".join(head[1:])
+
+
+class Spec:
+    """A format for the driver, with the widths of its buffers."""
+
+    def __init__(self, dtype, p, c, shape, levels, kinds):
+        self.dtype, self.p, self.c, self.shape, self.kinds = dtype, p, c, shape, kinds
+        self.text = ",".join([dtype, "p%d" % p, "c%d" % c, "x".join(map(str, shape))] + levels)
+
+    def widths(self):
+        vbits = VBITS[self.dtype]
+        return [self.p if k == "pos" else self.c if k == "crd" else vbits for k in self.kinds]
+
+    def dense_bytes(self):
+        return int(np.prod(self.shape)) * VBITS[self.dtype] // 8
+
+
+def csr(dt, p, c, shape):
+    return Spec(dt, p, c, shape, ["i0:dense", "i1:compressed"], ["pos", "crd", "val"])
+
+
+def csc(dt, p, c, shape):
+    return Spec(dt, p, c, shape, ["i1:dense", "i0:compressed"], ["pos", "crd", "val"])
+
+
+def coo(dt, p, c, shape, soa=False):
+    if soa:
+        return Spec(dt, p, c, shape, ["i0:compressed+nu", "i1:singleton+soa"], ["pos", "crd", "crd", "val"])
+    return Spec(dt, p, c, shape, ["i0:compressed+nu", "i1:singleton"], ["pos", "crd", "val"])
+
+
+def dcsr(dt, p, c, shape):
+    return Spec(dt, p, c, shape, ["i0:compressed", "i1:compressed"], ["pos", "crd", "pos", "crd", "val"])
+
+
+def bsr(dt, p, c, shape, r, s):
+    levels = ["i0/%d:dense" % r, "i1/%d:compressed" % s, "i0%%%d:dense" % r, "i1%%%d:dense" % s]
+    return Spec(dt, p, c, shape, levels, ["pos", "crd", "val"])
+
+
+def u(a, bits):
+    return np.asarray(a, dtype=np.int64).astype(UINT[bits]).tobytes()
+
+
+def stored(dense):
+    """The round trip of a format storing the values != 0 (NaN kept, -0.0 not)."""
+    return np.where(dense != 0, dense, np.zeros_like(dense)) if dense.size else dense
+
+
+def oracle(kind, spec, dense, blk=None):
+    """SciPy's buffers for the format, and the dense matrix they hold."""
+    dense = dense.astype(np.float32) if dense.dtype == np.float16 else dense  # SciPy has no f16
+    p, c = spec.p, spec.c
+    if kind in ("csr", "csc"):
+        m = (sp.csr_matrix if kind == "csr" else sp.csc_matrix)(dense)
+        return [u(m.indptr, p), u(m.indices, c), wire(spec.dtype, m.data)], stored(dense)
+    if kind == "dcsr":  # SciPy's CSR without its empty rows
+        m = sp.csr_matrix(dense)
+        rows = np.nonzero(np.diff(m.indptr))[0]
+        pos1 = np.concatenate([[0], np.cumsum(np.diff(m.indptr)[rows])])
+        return [u([0, len(rows)], p), u(rows, c), u(pos1, p), u(m.indices, c), wire(spec.dtype, m.data)], stored(dense)
+    if kind in ("coo", "coo-soa"):
+        m = sp.csr_matrix(dense).tocoo()  # canonical row-major order
+        pos = u([0, m.nnz], p)
+        if kind == "coo-soa":
+            return [pos, u(m.row, c), u(m.col, c), wire(spec.dtype, m.data)], stored(dense)
+        return [pos, u(np.stack([m.row, m.col], 1).reshape(-1), c), wire(spec.dtype, m.data)], stored(dense)
+    r, s = blk
+    # A stored block holds its zeros as +0 (a -0.0 in the dense block is not
+    # a stored value), as SciPy's bsr_matrix builds it.
+    m = sp.bsr_matrix(dense, blocksize=(r, s))
+    m.sort_indices()  # SciPy leaves the blocks of a row unsorted; ordered levels need them sorted
+    return [u(m.indptr, p), u(m.indices, c), wire(spec.dtype, m.data)], stored(dense)
+
+
+def random_dense(rng, dt, shape, density):
+    n = int(np.prod(shape))
+    mask = rng.random(n) < density
+    if dt[0] in "fb":
+        vals = rng.standard_normal(n) * 100
+        special = rng.random(n)
+        vals[special < 0.02] = np.nan
+        vals[(special > 0.02) & (special < 0.04)] = -0.0
+        vals = np.where(mask, vals, 0.0)
+        vals[(~mask) & (special > 0.98)] = -0.0  # zeros with the sign bit: never stored
+    else:
+        info = np.iinfo(DTYPES[dt])
+        vals = rng.integers(info.min, info.max, n, endpoint=True)
+        vals = np.where(mask, vals, 0)
+    d = vals.astype(DTYPES[dt]).reshape(shape)
+    if dt == "bf16":
+        d = (d.view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32)
+    if d.size and rng.random() < 0.3:  # empty rows and columns
+        d[rng.integers(0, shape[0]), :] = 0
+        d[:, rng.integers(0, shape[1])] = 0
+    return d
+
+
+def fits(bits, value):
+    return value <= (1 << bits) - 1
+
+
+def pick_widths(rng, dense, shape, entries):
+    ps = [b for b in (8, 16, 32, 64) if fits(b, entries)]
+    cs = [b for b in (8, 16, 32, 64) if fits(b, max(max(shape) - 1, 0))]
+    return int(rng.choice(ps)), int(rng.choice(cs))
+
+
+def same_bytes(what, got, want):
+    if isinstance(got, str):
+        fail("%s: error %s" % (what, got))
+        return False
+    if isinstance(want, list):
+        for i, (g, w) in enumerate(zip(got, want)):
+            if g != w:
+                fail("%s: buffer %d differs: %s vs scipy %s" % (what, i, g[:48].hex(), w[:48].hex()))
+                return False
+        return True
+    if got != want:
+        fail("%s: dense differs" % what)
+        return False
+    return True
+
+
+SHAPES = [(0, 5), (5, 0), (0, 0), (1, 1), (1, 7), (7, 1), (4, 4), (16, 16), (3, 300), (300, 3), (33, 47)]
+
+
+def random_case(drv, rng, i, stats):
+    dt = ["f32", "f64", "i32", "i8", "f16", "bf16", "i64", "i16"][i % 8]
+    shape = SHAPES[i % len(SHAPES)] if i < 3 * len(SHAPES) else (int(rng.integers(0, 40)), int(rng.integers(0, 40)))
+    density = [0, 0.01, 0.1, 0.5, 1][i % 5]
+    dense = random_dense(rng, dt, shape, density)
+    kind = ["csr", "csc", "coo", "coo-soa", "bsr", "dcsr"][(i // 5) % 6]
+    blk = None
+    if kind == "bsr":
+        r, s = int(rng.choice([1, 2, 3, 4])), int(rng.choice([1, 2, 4]))
+        shape = (shape[0] - shape[0] % r, shape[1] - shape[1] % s)
+        dense = dense[:shape[0], :shape[1]].copy()
+        blk = (r, s)
+    nnz = int(np.count_nonzero(dense))
+    p, c = pick_widths(rng, dense, shape, max(nnz, int(np.prod(shape))) if kind == "bsr" else nnz)
+    make = {"csr": csr, "csc": csc, "coo": coo, "dcsr": dcsr, "coo-soa": lambda *a: coo(*a, soa=True),
+            "bsr": lambda *a: bsr(*a, *blk)}[kind]
+    spec = make(dt, p, c, shape)
+    want, back = oracle(kind, spec, dense, blk)
+    what = "case %d %s %s density %g" % (i, kind, spec.text, density)
+    # Each new format compiles its kernels (~40 ms): the JIT runs on every fifth case.
+    jit_case = (i + i // 25) % 5 == 0
+    for mode in ("interp", "jit") if jit_case else ("interp",):
+        got = drv.from_dense(mode, spec, dense, spec.widths())
+        if same_bytes("%s %s from dense" % (what, mode), got, want):
+            same_bytes("%s %s to dense" % (what, mode), drv.to_dense(mode, spec, got, spec.widths()),
+                       wire(dt, back))
+    stats[kind] = stats.get(kind, 0) + 1
+    if jit_case:  # its kernels are compiled already
+        corrupt(drv, rng, spec, want, what, stats)
+    if kind == "csr" and i % 3 == 0 and dt not in ("bf16", "f16"):
+        convert_case(drv, spec, dense, want, rng, what)
+
+
+def corrupt(drv, rng, spec, bufs, what, stats):
+    """Random bytes of valid buffers overwritten (or a buffer cut short): the
+    interpreter and the JIT must agree on the dense result or the error."""
+    bufs = [bytearray(b) for b in bufs]
+    b = int(rng.integers(0, len(bufs)))
+    if len(bufs[b]) and rng.random() < 0.8:
+        for _ in range(int(rng.integers(1, 4))):
+            bufs[b][int(rng.integers(0, len(bufs[b])))] = int(rng.integers(0, 256))
+    else:
+        w = spec.widths()[b] // 8
+        bufs[b] = bufs[b][:max(0, len(bufs[b]) - w)]
+    bufs = [bytes(x) for x in bufs]
+    got = [drv.to_dense(mode, spec, bufs, spec.widths()) for mode in ("interp", "jit")]
+    if got[0] != got[1]:
+        fail("%s corrupted buffer %d: interpreter %r, JIT %r" % (what, b, got[0][:80], got[1][:80]))
+    stats["corrupt-rejected"] = stats.get("corrupt-rejected", 0) + isinstance(got[0], str)
+
+
+def convert_case(drv, spec, dense, bufs, rng, what):
+    """CSR to CSC, COO and BSR and back, against SciPy's own conversions."""
+    m = sp.csr_matrix(dense)
+    shape, dt, p, c = spec.shape, spec.dtype, spec.p, spec.c
+    p = 64 if p < 64 and not fits(p, int(np.prod(shape))) else p  # BSR may store every element
+    targets = [("csc", csc(dt, p, c, shape), None), ("coo", coo(dt, p, c, shape), None)]
+    r, s = 2, 2
+    if shape[0] % r == 0 and shape[1] % s == 0:
+        targets.append(("bsr", bsr(dt, p, c, shape, r, s), (r, s)))
+    for kind, dspec, blk in targets:
+        if kind == "csc":
+            t = m.tocsc()
+            want = [u(t.indptr, p), u(t.indices, c), t.data.tobytes()]
+        elif kind == "coo":
+            t = m.tocoo()
+            want = [u([0, t.nnz], p), u(np.stack([t.row, t.col], 1).reshape(-1), c), t.data.tobytes()]
+        else:
+            t = m.tobsr(blocksize=blk)
+            t.sort_indices()
+            want = [u(t.indptr, p), u(t.indices, c), t.data.tobytes()]
+        got = drv.convert(spec, dspec, bufs)
+        if same_bytes("%s convert csr->%s" % (what, kind), got, want) and kind != "bsr":
+            # and back to CSR (from BSR, SciPy keeps the explicit zeros of the blocks too)
+            same_bytes("%s convert %s->csr" % (what, kind), drv.convert(dspec, spec, got),
+                       [u(m.indptr, spec.p), u(m.indices, c), m.data.tobytes()])
+        elif kind == "bsr" and not isinstance(got, str):
+            b = sp.bsr_matrix((np.frombuffer(got[2], dtype=dense.dtype).reshape(-1, r, s),
+                               np.frombuffer(got[1], dtype=UINT[c]).astype(np.int64),
+                               np.frombuffer(got[0], dtype=UINT[p]).astype(np.int64)), shape=shape).tocsr()
+            cspec = csr(dt, p, c, shape)
+            same_bytes("%s convert bsr->csr" % what, drv.convert(dspec, cspec, got),
+                       [u(b.indptr, p), u(b.indices, c), b.data.tobytes()])
+
+
+def f32(*v):
+    return np.array(v, dtype=np.float32).tobytes()
+
+
+def hand_vectors(drv):
+    # 2:4 on a 2x8 matrix: the groups keep their nonzeros and pad with zeros at
+    # the lowest free coordinates (group 0 of row 1 is empty: coordinates 0, 1).
+    d = np.array([[0, 5, 0, 6, 7, 0, 0, 0], [0, 0, 0, 0, 0, 0, 8, 0]], dtype=np.float32)
+    nm = Spec("f32", 32, 8, (2, 8), ["i0:dense", "i1/4:dense", "i1%4:nm", "nm2:4"], ["crd", "val"])
+    want = [bytes([1, 3, 0, 1, 0, 1, 0, 2]), f32(5, 6, 7, 0, 0, 0, 0, 8)]
+    for mode in ("interp", "jit"):
+        got = drv.from_dense(mode, nm, d, nm.widths())
+        if same_bytes("2:4 " + mode, got, want):
+            same_bytes("2:4 back " + mode, drv.to_dense(mode, nm, got, nm.widths()), d.tobytes())
+    d[0, 2] = 1
+    got = drv.from_dense("interp", nm, d, nm.widths())
+    if got != "n_out_of_m: 3 nonzeros in the group of 4 at (0, 0), at most 2 allowed":
+        fail("2:4 overfull group: %r" % (got,))
+    # 3-D COO of a 2x3x4 tensor: one positions buffer [0, nnz], the coordinates
+    # as (i, j, k) triples in row-major order, then the values.
+    t = np.zeros((2, 3, 4), dtype=np.float32)
+    t[0, 0, 3], t[0, 2, 1], t[1, 0, 0], t[1, 2, 3] = 1, 2, 3, 4
+    for soa in (False, True):
+        flag = "+soa" if soa else ""
+        spec = Spec("f32", 16, 8, (2, 3, 4), ["i0:compressed+nu", "i1:singleton+nu" + flag, "i2:singleton" + flag],
+                    ["pos", "crd", "crd", "crd", "val"] if soa else ["pos", "crd", "val"])
+        crd = [bytes([0, 0, 1, 1]), bytes([0, 2, 0, 2]), bytes([3, 1, 0, 3])] if soa else \
+            [bytes([0, 0, 3, 0, 2, 1, 1, 0, 0, 1, 2, 3])]
+        want = [u([0, 4], 16)] + crd + [f32(1, 2, 3, 4)]
+        for mode in ("interp", "jit"):
+            got = drv.from_dense(mode, spec, t, spec.widths())
+            if same_bytes("3-D COO soa=%s %s" % (soa, mode), got, want):
+                same_bytes("3-D COO back " + mode, drv.to_dense(mode, spec, got, spec.widths()), t.tobytes())
+    # loose_compressed rows: (lo, hi) pairs per row.
+    d = np.array([[0, 1, 0], [0, 0, 0], [2, 0, 3]], dtype=np.float32)
+    lc = Spec("f32", 8, 8, (3, 3), ["i0:dense", "i1:loose"], ["pos", "crd", "val"])
+    want = [bytes([0, 1, 1, 1, 1, 3]), bytes([1, 0, 2]), f32(1, 2, 3)]
+    got = drv.from_dense("interp", lc, d, lc.widths())
+    if same_bytes("loose_compressed", got, want):
+        # a loose layout may leave gaps: rows in any order of ranges
+        gap = [bytes([4, 5, 0, 0, 1, 3]), bytes([9, 0, 2, 9, 1]), f32(0, 2, 3, 0, 1)]
+        same_bytes("loose gaps", drv.to_dense("interp", lc, gap, lc.widths()), d.tobytes())
+
+
+def nonordered(drv):
+    """A CSR whose rows are unsorted: read as stored, and sorted by a conversion (SciPy's sort_indices)."""
+    spec = Spec("f32", 32, 32, (3, 4), ["i0:dense", "i1:compressed+no"], ["pos", "crd", "val"])
+    indptr, indices, data = [0, 2, 2, 5], [3, 1, 2, 0, 3], np.array([1, 2, 3, 4, 5], np.float32)
+    m = sp.csr_matrix((data, indices, indptr), shape=(3, 4))
+    bufs = [u(indptr, 32), u(indices, 32), data.tobytes()]
+    same_bytes("nonordered to dense", drv.to_dense("interp", spec, bufs, spec.widths()), m.toarray().tobytes())
+    m.sort_indices()
+    same_bytes("nonordered to CSR", drv.convert(spec, csr("f32", 32, 32, (3, 4)), bufs),
+               [u(m.indptr, 32), u(m.indices, 32), m.data.tobytes()])
+    dup = [u([0, 2, 2, 3], 32), u([3, 3, 0], 32), f32(1, 2, 3)]
+    got = drv.to_dense("interp", spec, dup, spec.widths())
+    if got != "sparse buffers store the point (0, 3) twice":
+        fail("nonordered duplicate: %r" % (got,))
+
+
+def malformed(drv):
+    """Broken CSR buffers of a 3x4 matrix: the error names the buffer and the entry."""
+    spec = csr("f32", 32, 32, (3, 4))
+    good = [u([0, 2, 2, 3], 32), u([1, 3, 0], 32), f32(1, 2, 3)]
+    cases = [
+        ([u([0, 2, 1, 3], 32)] + good[1:], "sparse buffer 0 (positions of level 1): entry 2 is 1, below entry 1 (2)"),
+        ([u([0, 2, 2, 9], 32)] + good[1:], "sparse buffer 0 (positions of level 1): entry 3 is 9, beyond the 3 entries of buffer 1"),
+        ([good[0], u([1, 4, 0], 32), good[2]], "sparse buffer 1 (coordinates of level 1): entry 1 is 4, beyond the level size 4"),
+        ([good[0], u([3, 1, 0], 32), good[2]], "sparse buffer 1 (coordinates of level 1): entry 1 is out of order"),
+        ([good[0], u([1, 1, 0], 32), good[2]], "sparse buffer 1 (coordinates of level 1): entry 1 is a duplicate"),
+        (good[:2] + [f32(1, 2)], "sparse buffer 2: index 2 is beyond its 2 entries"),
+        ([u([0, 2], 32)] + good[1:], "sparse buffer 0: index 2 is beyond its 2 entries"),
+        ([u([0, 0xFFFFFFFF, 2, 3], 32)] + good[1:], "sparse buffer 0 (positions of level 1): entry 1 is 4294967295, beyond the 3 entries of buffer 1"),
+    ]
+    for bufs, msg in cases:
+        for mode in ("interp", "jit"):
+            got = drv.to_dense(mode, spec, bufs, spec.widths())
+            if got != msg:
+                fail("malformed %s: got %r, want %r" % (mode, got, msg))
+    cspec = coo("f32", 32, 32, (3, 4))
+    dup = [u([0, 2], 32), u([1, 2, 1, 2], 32), f32(1, 2)]
+    for mode in ("interp", "jit"):
+        got = drv.to_dense(mode, cspec, dup, cspec.widths())
+        if got != "sparse buffer 1 (coordinates of level 1): entry 3 is a duplicate":
+            fail("COO duplicate %s: %r" % (mode, got))
+    wide = csr("f32", 8, 8, (20, 20))
+    got = drv.from_dense("interp", wide, np.ones((20, 20), np.float32), wide.widths())
+    if got != "400 entries of level 1 do not fit 8-bit positions":
+        fail("8-bit positions overflow: %r" % (got,))
+
+
+def main():
+    driver, cases, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    if os.environ.get("LAYOUTC_TEST_QUICK"):
+        cases //= 10
+    rng = np.random.default_rng(seed)
+    drv = Driver(driver)
+    stats = {}
+    for i in range(cases):
+        random_case(drv, rng, i, stats)
+    hand_vectors(drv)
+    nonordered(drv)
+    malformed(drv)
+    drv.p.stdin.close()
+    sys.stdout.write(drv.p.stderr.read().decode())
+    drv.p.wait()
+    print("formats: " + " ".join("%s %d" % kv for kv in sorted(stats.items())))
+    print("sparse_check: %d cases, %d failures" % (cases, len(failures)))
+    return 1 if failures or drv.p.returncode else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
