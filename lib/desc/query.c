@@ -103,16 +103,23 @@ int lyTypeIsDynamic(LyType t) {
 }
 
 /* Status for queries that need a static digit layout. */
-static LyStatus need_static(const LyTypeImpl *x) {
+/* Status for queries about one buffer's layout: none for a value that is
+ * not a tensor, an `any` or opaque layout, or a multi-buffer encoding. */
+static LyStatus layout_status(const LyTypeImpl *x) {
   if (lyd_is_foreign(x))
     return LY_ERROR_NOT_A_TENSOR;
   if (x->kind == LYD_ANY)
     return LY_ERROR_ANY;
   if (lyd_is_opaque(x))
     return LY_ERROR_OPAQUE;
-  if (lyd_is_encoded(x)) /* a host scalar is one element at offset 0 */
-    return x->enc->kind == LYE_HOST_SCALAR ? LY_OK : LY_ERROR_MULTI_BUFFER;
-  return lyd_is_static(x) ? LY_OK : LY_ERROR_DYNAMIC;
+  return lyd_is_encoded(x) ? LY_ERROR_MULTI_BUFFER : LY_OK;
+}
+
+static LyStatus need_static(const LyTypeImpl *x) {
+  if (lyd_is_encoded(x) && x->enc->kind == LYE_HOST_SCALAR) /* one element at offset 0 */
+    return LY_OK;
+  LyStatus s = layout_status(x);
+  return s != LY_OK ? s : lyd_is_static(x) ? LY_OK : LY_ERROR_DYNAMIC;
 }
 
 LyStatus lyTypeGetNumel(LyType t, int64_t *out) {
@@ -435,14 +442,9 @@ LyStatus lyTypeIsInjective(LyType t, int *out) {
 
 LyStatus lyTypeGetStrides(LyType t, int64_t *strides, int64_t *offset) {
   const LyTypeImpl *x = lyd_type(t);
-  if (lyd_is_foreign(x))
-    return LY_ERROR_NOT_A_TENSOR;
-  if (x->kind == LYD_ANY)
-    return LY_ERROR_ANY;
-  if (lyd_is_opaque(x))
-    return LY_ERROR_OPAQUE;
-  if (lyd_is_encoded(x))
-    return LY_ERROR_MULTI_BUFFER;
+  LyStatus s = layout_status(x);
+  if (s != LY_OK)
+    return s;
   if (x->kind != LYD_DIGITS)
     return LY_ERROR_DYNAMIC;
   if (!lyd_plain_strides(x, strides))
@@ -558,12 +560,9 @@ static bool blocking_of_digits(const LyTypeImpl *x, LyBlocking *b) {
 
 LyStatus lyTypeGetBlocking(LyType t, LyBlocking *out) {
   const LyTypeImpl *x = lyd_type(t);
-  if (lyd_is_foreign(x))
-    return LY_ERROR_NOT_A_TENSOR;
-  if (x->kind == LYD_ANY)
-    return LY_ERROR_ANY;
-  if (lyd_is_opaque(x))
-    return LY_ERROR_OPAQUE;
+  LyStatus s = layout_status(x);
+  if (s != LY_OK)
+    return s;
   if (!lyd_is_static(x))
     return LY_ERROR_DYNAMIC;
   LyBlocking b;
