@@ -186,6 +186,30 @@ LAYOUTC_API char *lyRepackKernelDescribe(LyRepackKernel k);
  * JIT. Errors as for lyRepackKernelGet (diagnostics on ctx). */
 LAYOUTC_API LyStatus lyRepackInterpret(LyContext ctx, LyType src, LyType dst, const void *in, void *out);
 
+/* --- Dense <-> sparse (docs/codegen.md, "Sparse conversions") -------------
+ * Between a dense row-major buffer of a sparse type's dims and element and
+ * the buffers of its sparse encoding (MLIR's #sparse_tensor.encoding, csr,
+ * coo), in the type's buffer order (lyTypeGetNumBuffers; MLIR's storage
+ * order). The elements stored are those != 0 (NaN is, -0.0 is not). Kernels
+ * are JIT-compiled for CSR, CSC, COO and BSR-like formats and interpreted
+ * for the others. A converter is not thread-safe: one per thread. */
+typedef struct { void *ptr; } LySparseConverter;
+static inline int lySparseConverterIsNull(LySparseConverter c) { return c.ptr == NULL; }
+/* Null after a diagnostic on ctx. */
+LAYOUTC_API LySparseConverter lySparseConverterCreate(LyContext ctx);
+LAYOUTC_API void lySparseConverterDestroy(LySparseConverter c);
+/* Dense to sparse. With buffers NULL, the nnz pass alone: sizes[b] is set
+ * to buffer b's size in bytes. With buffers (each of at least that size),
+ * fills them and sets the sizes again. */
+LAYOUTC_API LyStatus lySparseFromDense(LySparseConverter c, LyType sparse, const void *dense, int64_t *sizes,
+                                       void *const *buffers);
+/* Sparse to dense: buffers of sizes[b] bytes, validated (positions monotone
+ * and in range, coordinates in range, ordered and unique where the levels
+ * say so; each fault a diagnostic naming the buffer and entry), scattered
+ * into the zeroed dense buffer. */
+LAYOUTC_API LyStatus lySparseToDense(LySparseConverter c, LyType sparse, const void *const *buffers,
+                                     const int64_t *sizes, void *dense);
+
 #ifdef __cplusplus
 }
 #endif

@@ -226,6 +226,122 @@ static int run_files(LyContext ctx, LyRepackKernel k, LyType s, LyType t, const 
   return rc;
 }
 
+/* --- Dense <-> sparse ------------------------------------------------------ */
+
+static bool is_sparse(LyType t) {
+  LyEncodingKind k = lyTypeGetEncoding(t);
+  return k == LY_ENCODING_CSR || k == LY_ENCODING_COO || k == LY_ENCODING_SPARSE;
+}
+
+/* The paths given for option `opt` (-i or -o), in order. */
+static int option_paths(const Args *in, const char *opt, const char **out, int max) {
+  int n = 0;
+  for (int i = 0; i < in->nseen; i++)
+    if (!strcmp(in->seen[i].name, opt) && n < max)
+      out[n++] = in->seen[i].value;
+  return n;
+}
+
+/* A whole file, of any size (a sparse buffer's size depends on the data). */
+static unsigned char *read_all(const char *path, int64_t *size) {
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+    driver_error("cannot open '%s': %s", path, errno ? strerror(errno) : "not a regular file");
+    return NULL;
+  }
+  *size = (int64_t)st.st_size;
+  return read_exact(path, *size, path);
+}
+
+/* Each buffer's size against the type's where the type fixes it (nnz). */
+static bool sizes_match(LyType sp, const char *text, const int64_t *sizes, int n, const char *const *paths) {
+  for (int b = 0; b < n; b++) {
+    int64_t want;
+    if (lyTypeGetBufferSizeBytes(sp, b, &want) == LY_OK && want != sizes[b]) {
+      if (paths)
+        driver_error("'%s' has %" PRId64 " bytes but buffer %d of '%s' has %" PRId64 " bytes", paths[b], sizes[b],
+                     b, text, want);
+      else
+        driver_error("the dense input gives buffer %d of '%s' %" PRId64 " bytes, the type says %" PRId64
+                     " (write nnz: ? for a count the data decides)", b, text, sizes[b], want);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* `repack DENSE SPARSE -i IN -o BUF0 -o BUF1 ...` and back: one file per
+ * buffer in the sparse type's order; the dense side is row-major. */
+static int run_sparse(LyContext ctx, Args *in, LyType s, LyType t, const RepackArgs *a) {
+  if (a->bench || a->plan || a->interpret || a->threads != 1)
+    return usage_error(in->cmd, "a dense <-> sparse repack takes -i and -o only");
+  bool to_sparse = is_sparse(t);
+  LyType sp = to_sparse ? t : s, de = to_sparse ? s : t;
+  const char *sp_text = operand_text(in, to_sparse ? 1 : 0);
+  if (is_sparse(de)) {
+    diag_focus(in, 0);
+    arg_error(operand_name(in, 0), operand_text(in, 0), 1, "cannot repack between two sparse encodings: repack "
+              "through the dense tensor");
+    return EXIT_BAD_INPUT;
+  }
+  bool same = lyTypeGetRank(de) == lyTypeGetRank(sp) && lyTypeGetElement(de) == lyTypeGetElement(sp);
+  for (int d = 0; same && d < lyTypeGetRank(de); d++)
+    same = lyTypeGetDim(de, d) == lyTypeGetDim(sp, d);
+  if (!same || !lyTypeIsContiguous(de) || lyTypeGetEncoding(de) != LY_ENCODING_NONE) {
+    int i = to_sparse ? 0 : 1;
+    arg_error(operand_name(in, i), operand_text(in, i), 1, "the dense side of a sparse repack is the row-major "
+              "tensor of the sparse type's dims and element");
+    return EXIT_BAD_INPUT;
+  }
+  const char *ins[LY_MAX_RANK * 2 + 2], *outs[LY_MAX_RANK * 2 + 2];
+  int nin = option_paths(in, "-i", ins, LY_MAX_RANK * 2 + 2), nout = option_paths(in, "-o", outs, LY_MAX_RANK * 2 + 2);
+  int nbuf = lyTypeGetNumBuffers(sp);
+  if ((to_sparse ? nin : nout) != 1 || (to_sparse ? nout : nin) != nbuf)
+    return usage_error(in->cmd, "'%s' has %d buffers: give one %s per buffer and one %s for the dense tensor",
+                       sp_text, nbuf, to_sparse ? "-o" : "-i", to_sparse ? "-i" : "-o");
+  int64_t dbytes, sizes[LY_MAX_RANK * 2 + 2];
+  lyTypeGetSizeBytes(de, &dbytes);
+  LySparseConverter c = lySparseConverterCreate(ctx);
+  if (lySparseConverterIsNull(c))
+    return EXIT_BAD_INPUT;
+  void *bufs[LY_MAX_RANK * 2 + 2] = {0};
+  unsigned char *dense = NULL;
+  int rc = EXIT_BAD_INPUT;
+  if (to_sparse) {
+    if (!(dense = read_exact(ins[0], dbytes, operand_text(in, 0))) ||
+        lySparseFromDense(c, sp, dense, sizes, NULL) != LY_OK || !sizes_match(sp, sp_text, sizes, nbuf, NULL))
+      goto done;
+    for (int b = 0; b < nbuf; b++)
+      if (!(bufs[b] = malloc((size_t)sizes[b] + 1))) {
+        driver_error("out of memory");
+        goto done;
+      }
+    if (lySparseFromDense(c, sp, dense, sizes, bufs) != LY_OK)
+      goto done;
+    rc = 0;
+    for (int b = 0; b < nbuf && !rc; b++)
+      rc = write_all(outs[b], bufs[b], sizes[b]) ? 0 : EXIT_BAD_INPUT;
+  } else {
+    for (int b = 0; b < nbuf; b++)
+      if (!(bufs[b] = read_all(ins[b], &sizes[b])))
+        goto done;
+    if (!sizes_match(sp, sp_text, sizes, nbuf, ins))
+      goto done;
+    if (!(dense = malloc((size_t)dbytes + 1))) {
+      driver_error("out of memory");
+      goto done;
+    }
+    if (lySparseToDense(c, sp, (const void *const *)bufs, sizes, dense) == LY_OK && write_all(outs[0], dense, dbytes))
+      rc = 0;
+  }
+done:
+  for (int b = 0; b < nbuf; b++)
+    free(bufs[b]);
+  free(dense);
+  lySparseConverterDestroy(c);
+  return rc;
+}
+
 int cmd_repack(Args *in) {
   RepackArgs a;
   int rc = parse_repack_args(in, &a);
@@ -239,6 +355,11 @@ int cmd_repack(Args *in) {
   if (lyTypeIsNull(t))
     goto done;
   a.types[0] = operand_text(in, 0);
+  if (is_sparse(s) || is_sparse(t)) {
+    diag_focus(in, is_sparse(t) ? 1 : 0);
+    rc = run_sparse(ctx, in, s, t, &a);
+    goto done;
+  }
   /* The kernel's refusals are about the pair; most name the destination,
    * unless the source is the one without a geometry (any, '?', opaque). */
   int64_t alloc;

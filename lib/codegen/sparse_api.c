@@ -1,0 +1,132 @@
+/* codegen/sparse_api: the public dense <-> sparse conversions
+ * (include/layoutc/codegen.h): a type's sparse encoding read as the kernels'
+ * format (LycSparse), run by the JIT where it compiles the format and by the
+ * interpreter elsewhere. Sizes are bytes here, entries inside. */
+#include "codegen/codegen.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+  LyCtx *ctx;
+  LycSparseJit *jit;
+} SparseConverter;
+
+static LyStatus fail(LyCtx *c, LyStatus s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static LyStatus fail(LyCtx *c, LyStatus s, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  ly_diag_emit(&c->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "%s", msg);
+  return s;
+}
+
+/* The encoding's levels as the kernels' format, checked. */
+static LyStatus format_of(LyCtx *c, const LyTypeImpl *t, LycSparse *f, LycBufInfo *bufs, int *nbufs) {
+  if (!lyd_is_encoded(t) || t->enc->kind != LYE_SPARSE)
+    return fail(c, LY_ERROR_INVALID, "dense <-> sparse conversions need a sparse encoding (MLIR's "
+                                     "#sparse_tensor.encoding, csr or coo)");
+  for (int d = 0; d < t->rank; d++)
+    if (t->dims[d] == LY_DYNAMIC)
+      return fail(c, LY_ERROR_DYNAMIC, "cannot convert a sparse tensor with dynamic ('?') dims");
+  static const LycLevelKind kinds[] = {[LY_LEVEL_DENSE] = LYC_LVL_DENSE, [LY_LEVEL_COMPRESSED] = LYC_LVL_COMPRESSED,
+                                       [LY_LEVEL_SINGLETON] = LYC_LVL_SINGLETON,
+                                       [LY_LEVEL_LOOSE_COMPRESSED] = LYC_LVL_LOOSE_COMPRESSED,
+                                       [LY_LEVEL_N_OUT_OF_M] = LYC_LVL_N_OUT_OF_M};
+  const LyEncoding *e = t->enc;
+  memset(f, 0, sizeof *f);
+  f->rank = t->rank;
+  memcpy(f->dims, t->dims, (size_t)t->rank * sizeof *t->dims);
+  f->lvl_rank = e->nlevels;
+  for (int l = 0; l < e->nlevels; l++) {
+    const LyLevel *v = &e->lvl[l];
+    f->lvl_dim[l] = v->dim;
+    f->lvl_div[l] = v->expr == LYE_EXPR_FLOORDIV ? v->c : 1;
+    f->lvl_mod[l] = v->expr == LYE_EXPR_MOD ? v->c : 0;
+    f->kind[l] = kinds[v->format];
+    f->nonunique[l] = v->props & LY_LEVEL_NONUNIQUE;
+    f->nonordered[l] = v->props & LY_LEVEL_NONORDERED;
+    f->soa[l] = v->props & LY_LEVEL_SOA;
+    if (v->format == LY_LEVEL_N_OUT_OF_M)
+      f->n = v->n, f->m = v->m;
+  }
+  f->pos_bits = e->pos_width;
+  f->crd_bits = e->crd_width;
+  f->value = t->elem;
+  LyStatus s = lyc_sparse_check(&c->diag, f);
+  if (s != LY_OK)
+    return s;
+  *nbufs = lyc_sparse_buffers(f, bufs);
+  LY_ASSERT(*nbufs == lyTypeGetNumBuffers(lyd_wrap(t))); /* one storage order: MLIR's */
+  return LY_OK;
+}
+
+LySparseConverter lySparseConverterCreate(LyContext ctx) {
+  LyCtx *c = lyd_ctx(ctx);
+  SparseConverter *s = ly_malloc(sizeof *s);
+  if (!s) {
+    fail(c, LY_ERROR_NOMEM, "out of memory");
+    return (LySparseConverter){NULL};
+  }
+  s->ctx = c;
+  s->jit = lyc_sparse_jit_create(&c->diag);
+  if (!s->jit) {
+    ly_free(s);
+    return (LySparseConverter){NULL};
+  }
+  return (LySparseConverter){s};
+}
+
+void lySparseConverterDestroy(LySparseConverter c) {
+  SparseConverter *s = c.ptr;
+  if (!s)
+    return;
+  lyc_sparse_jit_destroy(s->jit);
+  ly_free(s);
+}
+
+LyStatus lySparseFromDense(LySparseConverter c, LyType enc, const void *dense, int64_t *sizes, void *const *buffers) {
+  SparseConverter *s = c.ptr;
+  LycSparse f;
+  LycBufInfo info[LYC_SPARSE_MAX_BUFS];
+  int64_t counts[LYC_SPARSE_MAX_BUFS];
+  int n;
+  LyStatus st = format_of(s->ctx, lyd_type(enc), &f, info, &n);
+  if (st != LY_OK)
+    return st;
+  bool jit = lyc_sparse_jit_supports(s->jit, &f);
+  /* The compiled fill bounds its writes by the nnz pass's counts: run it first. */
+  st = jit ? lyc_sparse_jit_from_dense(s->jit, &f, dense, counts, NULL)
+           : lyc_sparse_from_dense(&s->ctx->diag, &f, dense, counts, NULL);
+  if (st == LY_OK && buffers)
+    st = jit ? lyc_sparse_jit_from_dense(s->jit, &f, dense, counts, buffers)
+             : lyc_sparse_from_dense(&s->ctx->diag, &f, dense, counts, buffers);
+  for (int b = 0; st == LY_OK && b < n; b++)
+    sizes[b] = counts[b] * (info[b].bits / 8); /* counts are single coordinates, AoS too */
+  return st;
+}
+
+LyStatus lySparseToDense(LySparseConverter c, LyType enc, const void *const *buffers, const int64_t *sizes,
+                         void *dense) {
+  SparseConverter *s = c.ptr;
+  LycSparse f;
+  LycBufInfo info[LYC_SPARSE_MAX_BUFS];
+  int64_t counts[LYC_SPARSE_MAX_BUFS];
+  int n;
+  LyStatus st = format_of(s->ctx, lyd_type(enc), &f, info, &n);
+  if (st != LY_OK)
+    return st;
+  for (int b = 0; b < n; b++) {
+    int64_t unit = info[b].bits / 8;
+    if (sizes[b] < 0 || sizes[b] % unit)
+      return fail(s->ctx, LY_ERROR_INVALID, "sparse buffer %d has %" PRId64 " bytes, not a whole number of %" PRId64
+                  "-byte entries", b, sizes[b], unit);
+    counts[b] = sizes[b] / unit;
+  }
+  return lyc_sparse_jit_supports(s->jit, &f) ? lyc_sparse_jit_to_dense(s->jit, &f, counts, buffers, dense)
+                                             : lyc_sparse_to_dense(&s->ctx->diag, &f, counts, buffers, dense);
+}
