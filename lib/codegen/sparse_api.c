@@ -61,7 +61,9 @@ static LyStatus format_of(LyCtx *c, const LyTypeImpl *t, LycSparse *f, LycBufInf
   if (s != LY_OK)
     return s;
   *nbufs = lyc_sparse_buffers(f, bufs);
-  LY_ASSERT(*nbufs == lyTypeGetNumBuffers(lyd_wrap(t))); /* one storage order: MLIR's */
+  if (*nbufs != lyTypeGetNumBuffers(lyd_wrap(t))) /* both follow MLIR's storage order; never expected */
+    return fail(c, LY_ERROR_INVALID, "the kernels store this encoding in %d buffers, its type lists %d", *nbufs,
+                lyTypeGetNumBuffers(lyd_wrap(t)));
   return LY_OK;
 }
 
