@@ -107,7 +107,7 @@ static bool gfunc_block(LyiParser *p, LyiList args, bool labelled, LYI_LTYPE l);
 static bool end_gfunc(LyiParser *p, LyiList attrs, LyirStr loc);
 static bool end_gmodule(LyiParser *p, LyiList attrs);
 static LyirStr prop_sym(LyiParser *p, LyiList props, bool *ok);
-static bool set_props(LyiParser *p, LyiList props, LYI_LTYPE l);
+static bool set_props(LyiParser *p, LyirDict props, LYI_LTYPE l);
 static bool set_res_attrs(LyiParser *p, LyiList results);
 static void type_error(LyiParser *p, LyLoc at, const char *what, LyirStr name, const LyTypeImpl *value_type,
                        const LyTypeImpl *sig_type);
@@ -201,7 +201,7 @@ alias_value: OPAQUE { $$ = $1; }
 
 func: FUNC vis_opt SYMBOL { CHECK(begin_func(p, $3, @3)); }
       '(' args_opt ')' func_results func_attrs_opt
-      { CHECK(set_func_extras(p, $2, @2, $9, $6) && set_signature(p, $6, $8) && set_res_attrs(p, $8)); }
+      { CHECK(set_func_extras(p, $2, @2, $9, $6) && set_res_attrs(p, $8) && set_signature(p, $6, $8)); }
       func_body loc_opt { p->fn->decl = !$11; p->fn->srcloc = $12; CHECK(end_func(p)); }
     ;
 
@@ -258,7 +258,8 @@ op: op_body loc_opt { if ($2.len) p->last_op->srcloc = $2; }
   ;
 
 op_body: results_opt STRING '(' operands_opt ')' props_opt attr_dict_opt ':' '(' types_opt ')' ARROW result_types
-         { CHECK(make_op(p, $1, $2, @2, $4, $7, $10, $13, @9) && set_props(p, $6, @6)); }
+         { LyirDict props = {0}; /* copied out of the scratch arena make_op frees */
+           CHECK(dict_of(p, $6, &props) && make_op(p, $1, $2, @2, $4, $7, $10, $13, @9) && set_props(p, props, @6)); }
        | RETURN %prec BARE_RETURN
          { CHECK(make_op(p, (LyiList){0}, S("func.return"), @1, (LyiList){0}, (LyiList){0}, (LyiList){0},
                          (LyiList){0}, @1)); }
@@ -532,14 +533,15 @@ static bool dict_of(LyiParser *p, LyiList attrs, LyirDict *out) {
 /* Properties `<{...}>` are how MLIR's generic form writes the inherent
  * attributes of registered ops (arith.constant's value): kept on ops
  * layoutc does not know and printed back; layoutc's own ops take attributes. */
-static bool set_props(LyiParser *p, LyiList props, LYI_LTYPE l) {
+static bool set_props(LyiParser *p, LyirDict props, LYI_LTYPE l) {
   if (!props.n)
     return true;
   if (!p->last_op->foreign.len) {
     lyir_error(p->m, L(l), "'%s' takes attributes {...}, not properties <{...}>", lyir_op_name(p->last_op->kind));
     return false;
   }
-  return dict_of(p, props, &p->last_op->props);
+  p->last_op->props = props;
+  return true;
 }
 
 static bool begin_module(LyiParser *p, LyirStr sym, LyiList attrs, LYI_LTYPE l) {
