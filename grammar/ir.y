@@ -836,6 +836,11 @@ static const LyTypeImpl *foreign_type(LyiParser *p, LyirStr s, bool composite, L
   for (size_t i = 0; composite && !ok && i < sizeof composites / sizeof *composites; i++)
     ok = s.len >= (int)strlen(composites[i]) && !memcmp(s.s, composites[i], strlen(composites[i]));
   ok = ok || (s.len > 1 && s.s[0] == '!');
+  for (int i = 0; ok && i < s.len; i++) /* kept as one line of text: no NUL, newline or control byte */
+    if ((unsigned char)s.s[i] < 0x20 || s.s[i] == 0x7f) {
+      lyir_error(p->m, L(l), "unexpected byte 0x%02x in type '%.*s'", (unsigned char)s.s[i], i > 40 ? 40 : i, s.s);
+      return NULL;
+    }
   if (!ok) {
     int n = s.len > 40 ? 40 : s.len;
     lyir_error(p->m, L(l), "unknown type '%.*s%s' (expected a tensor type, an MLIR builtin type such as index, i32 "
