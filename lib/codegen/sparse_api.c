@@ -91,44 +91,56 @@ void lySparseConverterDestroy(LySparseConverter c) {
   ly_free(s);
 }
 
-LyStatus lySparseFromDense(LySparseConverter c, LyType enc, const void *dense, int64_t *sizes, void *const *buffers) {
-  SparseConverter *s = c.ptr;
+/* One call's format and buffer list, from the converter and the type. */
+typedef struct {
   LycSparse f;
   LycBufInfo info[LYC_SPARSE_MAX_BUFS];
-  int64_t counts[LYC_SPARSE_MAX_BUFS];
+  int64_t counts[LYC_SPARSE_MAX_BUFS]; /* entries (single coordinates, AoS too) */
   int n;
-  LyStatus st = format_of(s->ctx, lyd_type(enc), &f, info, &n);
-  if (st != LY_OK)
-    return st;
-  bool jit = lyc_sparse_jit_supports(s->jit, &f);
+  bool jit; /* compiled kernels for this format, else the interpreter */
+} Job;
+
+static LyStatus job_of(SparseConverter *s, LyType enc, Job *j) {
+  LyStatus st = format_of(s->ctx, lyd_type(enc), &j->f, j->info, &j->n);
+  if (st == LY_OK)
+    j->jit = lyc_sparse_jit_supports(s->jit, &j->f);
+  return st;
+}
+
+/* The nnz pass (bufs NULL) or the fill, compiled or interpreted. */
+static LyStatus from_dense(SparseConverter *s, Job *j, const void *dense, void *const *bufs) {
+  return j->jit ? lyc_sparse_jit_from_dense(s->jit, &j->f, dense, j->counts, bufs)
+                : lyc_sparse_from_dense(&s->ctx->diag, &j->f, dense, j->counts, bufs);
+}
+
+LyStatus lySparseFromDense(LySparseConverter c, LyType enc, const void *dense, int64_t *sizes, void *const *buffers) {
+  SparseConverter *s = c.ptr;
+  Job j;
+  LyStatus st = job_of(s, enc, &j);
   /* The compiled fill bounds its writes by the nnz pass's counts: run it first. */
-  st = jit ? lyc_sparse_jit_from_dense(s->jit, &f, dense, counts, NULL)
-           : lyc_sparse_from_dense(&s->ctx->diag, &f, dense, counts, NULL);
+  if (st == LY_OK)
+    st = from_dense(s, &j, dense, NULL);
   if (st == LY_OK && buffers)
-    st = jit ? lyc_sparse_jit_from_dense(s->jit, &f, dense, counts, buffers)
-             : lyc_sparse_from_dense(&s->ctx->diag, &f, dense, counts, buffers);
-  for (int b = 0; st == LY_OK && b < n; b++)
-    sizes[b] = counts[b] * (info[b].bits / 8); /* counts are single coordinates, AoS too */
+    st = from_dense(s, &j, dense, buffers);
+  for (int b = 0; st == LY_OK && b < j.n; b++)
+    sizes[b] = j.counts[b] * (j.info[b].bits / 8);
   return st;
 }
 
 LyStatus lySparseToDense(LySparseConverter c, LyType enc, const void *const *buffers, const int64_t *sizes,
                          void *dense) {
   SparseConverter *s = c.ptr;
-  LycSparse f;
-  LycBufInfo info[LYC_SPARSE_MAX_BUFS];
-  int64_t counts[LYC_SPARSE_MAX_BUFS];
-  int n;
-  LyStatus st = format_of(s->ctx, lyd_type(enc), &f, info, &n);
+  Job j;
+  LyStatus st = job_of(s, enc, &j);
   if (st != LY_OK)
     return st;
-  for (int b = 0; b < n; b++) {
-    int64_t unit = info[b].bits / 8;
+  for (int b = 0; b < j.n; b++) {
+    int64_t unit = j.info[b].bits / 8;
     if (sizes[b] < 0 || sizes[b] % unit)
       return fail(s->ctx, LY_ERROR_INVALID, "sparse buffer %d has %" PRId64 " bytes, not a whole number of %" PRId64
                   "-byte entries", b, sizes[b], unit);
-    counts[b] = sizes[b] / unit;
+    j.counts[b] = sizes[b] / unit;
   }
-  return lyc_sparse_jit_supports(s->jit, &f) ? lyc_sparse_jit_to_dense(s->jit, &f, counts, buffers, dense)
-                                             : lyc_sparse_to_dense(&s->ctx->diag, &f, counts, buffers, dense);
+  return j.jit ? lyc_sparse_jit_to_dense(s->jit, &j.f, j.counts, buffers, dense)
+               : lyc_sparse_to_dense(&s->ctx->diag, &j.f, j.counts, buffers, dense);
 }

@@ -228,6 +228,10 @@ static int run_files(LyContext ctx, LyRepackKernel k, LyType s, LyType t, const 
 
 /* --- Dense <-> sparse ------------------------------------------------------ */
 
+/* Files one side of a sparse repack may name: a buffer per level's
+ * positions and coordinates, the values, and the dense tensor. */
+#define SPARSE_MAX_FILES (2 * LY_MAX_RANK + 2)
+
 static bool is_sparse(LyType t) {
   LyEncodingKind k = lyTypeGetEncoding(t);
   return k == LY_ENCODING_CSR || k == LY_ENCODING_COO || k == LY_ENCODING_SPARSE;
@@ -293,18 +297,18 @@ static int run_sparse(LyContext ctx, Args *in, LyType s, LyType t, const RepackA
               "tensor of the sparse type's dims and element");
     return EXIT_BAD_INPUT;
   }
-  const char *ins[LY_MAX_RANK * 2 + 2], *outs[LY_MAX_RANK * 2 + 2];
-  int nin = option_paths(in, "-i", ins, LY_MAX_RANK * 2 + 2), nout = option_paths(in, "-o", outs, LY_MAX_RANK * 2 + 2);
+  const char *ins[SPARSE_MAX_FILES], *outs[SPARSE_MAX_FILES];
+  int nin = option_paths(in, "-i", ins, SPARSE_MAX_FILES), nout = option_paths(in, "-o", outs, SPARSE_MAX_FILES);
   int nbuf = lyTypeGetNumBuffers(sp);
   if ((to_sparse ? nin : nout) != 1 || (to_sparse ? nout : nin) != nbuf)
     return usage_error(in->cmd, "'%s' has %d buffers: give one %s per buffer and one %s for the dense tensor",
                        sp_text, nbuf, to_sparse ? "-o" : "-i", to_sparse ? "-i" : "-o");
-  int64_t dbytes, sizes[LY_MAX_RANK * 2 + 2];
+  int64_t dbytes, sizes[SPARSE_MAX_FILES];
   lyTypeGetSizeBytes(de, &dbytes);
   LySparseConverter c = lySparseConverterCreate(ctx);
   if (lySparseConverterIsNull(c))
     return EXIT_BAD_INPUT;
-  void *bufs[LY_MAX_RANK * 2 + 2] = {0};
+  void *bufs[SPARSE_MAX_FILES] = {0};
   unsigned char *dense = NULL;
   int rc = EXIT_BAD_INPUT;
   if (to_sparse) {
