@@ -395,6 +395,21 @@ static const char *describe_token(LyiParser *p, yysymbol_kind_t k, char *buf, si
   return buf;
 }
 
+/* What to write instead, for the two forms mlir-opt prints that layoutc does
+ * not read: a registered op's custom syntax (`arith.constant 0 : index`,
+ * read in the generic form) and an op with regions. */
+static void syntax_hint(LyiParser *p, yysymbol_kind_t la, const yysymbol_kind_t *exp, int n, LyBuf *b) {
+  bool want_string = false, want_props = false;
+  for (int i = 0; i < n; i++)
+    want_string |= exp[i] == YYSYMBOL_STRING, want_props |= exp[i] == YYSYMBOL_LPROP;
+  int len = (int)(p->cur - p->tok);
+  if (la == YYSYMBOL_IDENT && want_string && memchr(p->tok, '.', (size_t)len))
+    ly_buf_printf(b, "; an op layoutc does not model is read in MLIR's generic form, \"%.*s\"(...) : (...) -> (...) "
+                  "(mlir-opt --mlir-print-op-generic prints it)", len > 32 ? 32 : len, p->tok);
+  else if (want_props && *p->tok == '(' && p->tok[1] == '{')
+    ly_buf_puts(b, "; ops with regions are not supported (a function is one block of ops)");
+}
+
 static int yyreport_syntax_error(const yypcontext_t *ctx, LyiParser *p) {
   if (p->lex_error)
     return 0;
@@ -414,6 +429,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, LyiParser *p) {
   }
   char tb[48];
   ly_buf_printf(&b, ", found %s", describe_token(p, la, tb, sizeof tb));
+  syntax_hint(p, la, exp, n, &b);
   lyir_error(p->m, L(*yypcontext_location(ctx)), "%s", b.oom ? "syntax error" : ly_buf_cstr(&b));
   ly_buf_free(&b);
   return 0;

@@ -218,3 +218,20 @@ func.func @f(%a: tensor<4xf32>) {
   %1 = builtin.unrealized_conversion_cast %0 : tensor<4xf32, any> into tensor<4xf32>
   return
 }
+
+// -----
+// A registered op in its custom form: the message says which form layoutc reads.
+func.func @custom_form(%n: index) {
+  // expected-error@+1 {{expected string or 'builtin.unrealized_conversion_cast', found 'arith.constant'; an op layoutc does not model is read in MLIR's generic form, "arith.constant"(...) : (...) -> (...) (mlir-opt --mlir-print-op-generic prints it)}}
+  %c0 = arith.constant 0 : index
+  return
+}
+
+// -----
+func.func @region(%a: tensor<4xf32>) {
+  // expected-error@+1 {{expected '<{', '{' or ':', found '('; ops with regions are not supported (a function is one block of ops)}}
+  %0 = "scf.execute_region"() ({
+    "scf.yield"(%a) : (tensor<4xf32>) -> ()
+  }) : () -> tensor<4xf32>
+  return
+}
