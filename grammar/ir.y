@@ -113,7 +113,7 @@ static void type_error(LyiParser *p, LyLoc at, const char *what, LyirStr name, c
                        const LyTypeImpl *sig_type);
 static LyiItem *result_name(LyiParser *p, LyirStr s, bool group, LYI_LTYPE l);
 static LyirStr type_text(LyiParser *p, LyiTypeTok t);
-static const LyTypeImpl *foreign_type(LyiParser *p, LyirStr s, bool composite, LYI_LTYPE l);
+static const LyTypeImpl *foreign_type(LyiParser *p, LyirStr s, LYI_LTYPE l);
 #define S(lit) ((LyirStr){lit, (int)sizeof lit - 1})
 #define CHECK(x) do { if (!(x)) YYABORT; } while (0)
 }
@@ -367,9 +367,9 @@ types: type           { LyiItem *it = item(p, @1); CHECK(it); it->type = $1; $$ 
      ;
 
 type: TYPE   { $$ = parse_type(p, $1, @1); CHECK($$); }
-    | IDENT  { $$ = foreign_type(p, $1, false, @1); CHECK($$); }
-    | OPAQUE { $$ = foreign_type(p, $1, true, @1); CHECK($$); }
-    | DTYPE  { $$ = foreign_type(p, $1, true, @1); CHECK($$); }
+    | IDENT  { $$ = foreign_type(p, $1, @1); CHECK($$); }
+    | OPAQUE { $$ = foreign_type(p, $1, @1); CHECK($$); }
+    | DTYPE  { $$ = foreign_type(p, $1, @1); CHECK($$); }
     ;
 
 %%
@@ -831,27 +831,8 @@ static const LyTypeImpl *parse_type(LyiParser *p, LyiTypeTok t, LYI_LTYPE l) {
  * `complex<...>`, `tuple<...>`) and dialect types (`!llvm.ptr`,
  * `!foo.bar<...>`). layoutc keeps them as their text; anything else is a
  * misspelling, reported here rather than carried through. */
-static bool scalar_type_name(LyirStr s) {
-  static const char *const names[] = {"index", "none", "f16", "bf16", "f32", "f64", "f80", "f128", "tf32"};
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-    if (name_is(s, names[i]))
-      return true;
-  int k = s.len > 1 && s.s[0] == 'i' ? 1 : s.len > 2 && (s.s[0] == 's' || s.s[0] == 'u') && s.s[1] == 'i' ? 2 : 0;
-  bool digits = k > 0 && k < s.len && s.len - k <= 5;
-  for (int i = k; i < s.len && digits; i++)
-    digits = s.s[i] >= '0' && s.s[i] <= '9';
-  if (digits)
-    return true;
-  /* f8E4M3FN, f6E2M3FN, f4E2M1FN, ...: small floats by name */
-  return s.len > 3 && s.s[0] == 'f' && s.s[1] >= '4' && s.s[1] <= '8' && s.s[2] == 'E';
-}
-
-static const LyTypeImpl *foreign_type(LyiParser *p, LyirStr s, bool composite, LYI_LTYPE l) {
-  static const char *const composites[] = {"memref<", "vector<", "complex<", "tuple<"};
-  bool ok = !composite && scalar_type_name(s);
-  for (size_t i = 0; composite && !ok && i < sizeof composites / sizeof *composites; i++)
-    ok = s.len >= (int)strlen(composites[i]) && !memcmp(s.s, composites[i], strlen(composites[i]));
-  ok = ok || (s.len > 1 && s.s[0] == '!');
+static const LyTypeImpl *foreign_type(LyiParser *p, LyirStr s, LYI_LTYPE l) {
+  bool ok = lyd_foreign_name(s.s, (size_t)s.len);
   for (int i = 0; ok && i < s.len; i++) /* kept as one line of text: no NUL, newline or control byte */
     if ((unsigned char)s.s[i] < 0x20 || s.s[i] == 0x7f) {
       lyir_error(p->m, L(l), "unexpected byte 0x%02x in type '%.*s'", (unsigned char)s.s[i], i > 40 ? 40 : i, s.s);

@@ -127,6 +127,13 @@ LAYOUTC_API void lyContextSetDiagnosticHandler(LyContext ctx, LyDiagnosticHandle
 /* Parses `tensor<...>`. `name` labels diagnostics (NULL means "<input>").
  * Returns a null handle after reporting a diagnostic on bad input. */
 LAYOUTC_API LyType lyTypeParse(LyContext ctx, const char *text, size_t len, const char *name);
+/* Parses the type of an IR value: a tensor type as lyTypeParse does, or one
+ * that is not a tensor and that layoutc carries verbatim (lyTypeIsTensor):
+ * an MLIR builtin scalar (`index`, `i32`, `ui8`, `f16`, ...), a builtin
+ * composite (`memref<...>`, `vector<...>`, `complex<...>`, `tuple<...>`)
+ * or a dialect type (`!llvm.ptr`). For building functions whose arguments
+ * are not all tensors (lyFuncCreate). Null after a diagnostic. */
+LAYOUTC_API LyType lyTypeParseValue(LyContext ctx, const char *text, size_t len, const char *name);
 
 /* Builds the dense row-major type of the given dims (LY_DYNAMIC allowed). */
 LAYOUTC_API LyType lyTypeGetRowMajor(LyContext ctx, LyElem elem, int rank, const int64_t *dims);

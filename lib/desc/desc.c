@@ -934,6 +934,29 @@ int64_t lyd_offset(const LyTypeImpl *t, const int64_t *idx) {
   return off;
 }
 
+static bool text_is(const char *s, size_t n, const char *lit) { return n == strlen(lit) && !memcmp(s, lit, n); }
+
+bool lyd_foreign_name(const char *s, size_t n) {
+  static const char *const names[] = {"index", "none", "f16", "bf16", "f32", "f64", "f80", "f128", "tf32"};
+  static const char *const composites[] = {"memref<", "vector<", "complex<", "tuple<"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (text_is(s, n, names[i]))
+      return true;
+  for (size_t i = 0; i < sizeof composites / sizeof *composites; i++)
+    if (n >= strlen(composites[i]) && !memcmp(s, composites[i], strlen(composites[i])))
+      return true;
+  if (n > 1 && s[0] == '!')
+    return true;
+  size_t k = n > 1 && s[0] == 'i' ? 1 : n > 2 && (s[0] == 's' || s[0] == 'u') && s[1] == 'i' ? 2 : 0;
+  bool digits = k > 0 && k < n && n - k <= 5;
+  for (size_t i = k; i < n && digits; i++)
+    digits = s[i] >= '0' && s[i] <= '9';
+  if (digits)
+    return true;
+  /* f8E4M3FN, f6E2M3FN, f4E2M1FN, ...: small floats by name */
+  return n > 3 && s[0] == 'f' && s[1] >= '4' && s[1] <= '8' && s[2] == 'E';
+}
+
 const LyTypeImpl *lyd_foreign(LyCtx *c, const char *text, size_t len) {
   LyTypeImpl t;
   memset(&t, 0, sizeof t);

@@ -274,6 +274,12 @@ static inline bool lyd_is_opaque(const LyTypeImpl *t) {
  * NULL after reporting when memory is exhausted. (desc.c) */
 const LyTypeImpl *lyd_foreign(LyCtx *ctx, const char *text, size_t len);
 static inline bool lyd_is_foreign(const LyTypeImpl *t) { return t->kind == LYD_FOREIGN; }
+/* Whether text[0..len) names a type that is not a tensor and that layoutc
+ * carries: an MLIR builtin scalar (`index`, `i32`, `ui8`, `f16`,
+ * `f8E4M3FN`, ...), a builtin composite (`memref<`, `vector<`, `complex<`,
+ * `tuple<` ...) or a dialect type (`!dialect.name...`). Only the head is
+ * looked at: brackets are the caller's (the IR lexer balances them). (desc.c) */
+bool lyd_foreign_name(const char *text, size_t len);
 #define LYD_FOREIGN_WHY "the type is not a tensor: it has no layout"
 
 /* Whether two tensor types have the same dims (never true of a type that is

@@ -167,10 +167,82 @@ static void test_alloc_failure(void) {
   printf("ir_api: %ld allocation sites injected\n", sites);
 }
 
+/* Types that are not tensors, built by name (lyTypeParseValue) as an embedder
+ * building a function with an index argument needs them. */
+typedef struct {
+  char msg[256];
+  int line, col, errors;
+} LastDiag;
+
+static void last_diag(const LyDiagnostic *d, void *user) {
+  LastDiag *l = user;
+  l->errors++;
+  l->line = d->line, l->col = d->column;
+  snprintf(l->msg, sizeof l->msg, "%s", d->message);
+}
+
+static bool bad_value_type(LyContext ctx, LastDiag *l, const char *text, int col, const char *msg) {
+  l->errors = 0;
+  LyType t = lyTypeParseValue(ctx, text, strlen(text), "t");
+  bool ok = lyTypeIsNull(t) && l->errors == 1 && l->col == col && strstr(l->msg, msg);
+  if (!ok)
+    fprintf(stderr, "'%s': %d errors, col %d: %s\n", text, l->errors, l->col, l->msg);
+  return ok;
+}
+
+static void test_value_types(void) {
+  LyContext ctx = lyContextCreate();
+  LastDiag l = {0};
+  lyContextSetDiagnosticHandler(ctx, last_diag, &l);
+  static const char *const good[] = {"index", "i1", "i32", "ui8", "si64", "f16", "bf16", "f8E4M3FN", "none",
+                                     "memref<4x?xf32, strided<[?, 1]>>", "vector<[4]xf32>", "complex<f32>",
+                                     "tuple<i32, f32>", "!llvm.ptr", "!llvm.func<void (i32) -> i32>",
+                                     "!foo.bar<\"a>b\">"};
+  for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+    LyType t = lyTypeParseValue(ctx, good[i], strlen(good[i]), "t");
+    CHECK(!lyTypeIsNull(t) && !lyTypeIsTensor(t) && lyTypeGetRank(t) == 0);
+    char *s = lyTypeIsNull(t) ? NULL : lyTypeToString(t);
+    CHECK(s && !strcmp(s, good[i])); /* kept verbatim */
+    lyStringFree(s);
+    int64_t n;
+    CHECK(!lyTypeIsNull(t) && lyTypeGetNumel(t, &n) == LY_ERROR_NOT_A_TENSOR);
+    LyType again = lyTypeParseValue(ctx, good[i], strlen(good[i]), "t"); /* interned */
+    CHECK(again.ptr == t.ptr);
+  }
+  /* A tensor goes through lyTypeParse: the same interned handle. */
+  const char *tt = " tensor<4x6xf32, \"ba\"> ";
+  LyType a = lyTypeParseValue(ctx, tt, strlen(tt), "t"), b = lyTypeParse(ctx, tt, strlen(tt), "t");
+  CHECK(!lyTypeIsNull(a) && a.ptr == b.ptr && lyTypeIsTensor(a));
+  CHECK(l.errors == 0);
+  CHECK(bad_value_type(ctx, &l, "tensor<4x6>", 11, "expected 'x', found '>'"));
+  CHECK(bad_value_type(ctx, &l, "memref<4xf32", 7, "'<' opened here is never closed"));
+  CHECK(bad_value_type(ctx, &l, "i32 x", 4, "unexpected text after the type"));
+  CHECK(bad_value_type(ctx, &l, "vector<4xf32>>", 14, "unexpected text after the type"));
+  CHECK(bad_value_type(ctx, &l, "  intt", 3, "unknown type 'intt'"));
+  CHECK(bad_value_type(ctx, &l, "", 1, "unknown type ''"));
+  CHECK(bad_value_type(ctx, &l, "!x.y<\"\x01\">", 7, "unexpected byte 0x01"));
+  /* A function over an index and a tensor, built and printed. */
+  LyModule m = lyModuleCreate(ctx);
+  LyType args[2] = {lyTypeParseValue(ctx, "index", 5, "t"), lyTypeParse(ctx, "tensor<4xf32>", 13, "t")};
+  LyFunc f = lyFuncCreate(m, "g", 2, args, 1, &args[1]);
+  CHECK(!lyFuncIsNull(f));
+  LyValue ret = lyFuncGetArg(f, 1);
+  CHECK(!lyOpIsNull(lyOpCreate(f, LY_OP_RETURN, 1, &ret, 0, NULL)));
+  char *text = lyModuleToString(m);
+  CHECK(text && strstr(text, "@g(%0: index, %1: tensor<4xf32>) -> tensor<4xf32>"));
+  if (text && !strstr(text, "@g(%0: index"))
+    fprintf(stderr, "%s", text);
+  CHECK(lyModuleVerify(m) == LY_OK);
+  lyStringFree(text);
+  lyModuleDestroy(m);
+  lyContextDestroy(ctx);
+}
+
 int main(void) {
   test_round_trip();
   test_errors();
   test_registry();
+  test_value_types();
   test_alloc_failure();
   return TEST_DONE("ir_api");
 }
