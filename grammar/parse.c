@@ -124,7 +124,7 @@ LyType lyTypeParseValue(LyContext ctx, const char *text, size_t len, const char 
   size_t h = b + (b < e && text[b] == '!');
   while (h < e && is_id_char(text[h]))
     h++;
-  if (h - b == 6 && !memcmp(text + b, "tensor", 6))
+  if ((h - b == 6 && !memcmp(text + b, "tensor", 6)) || (e - b >= 2 && !memcmp(text + b, "//", 2)))
     return lyTypeParse(ctx, text, len, name);
   size_t end = h;
   if (h < e && text[h] == '<' && !(end = bracket_end(text, h, e))) {
