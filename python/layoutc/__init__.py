@@ -87,6 +87,12 @@ class Context:
         b = text.encode()
         return self._type(lib.lyTypeParse(self._h, b, len(b), name.encode()), f"parse {text!r}")
 
+    def parse_value(self, text, name="<python>"):
+        """The type of an IR value: a tensor type, or one that is not a tensor
+        (`index`, `i32`, `memref<...>`, `!dialect.t`), kept as its text."""
+        b = text.encode()
+        return self._type(lib.lyTypeParseValue(self._h, b, len(b), name.encode()), f"parse {text!r}")
+
     def row_major(self, elem, dims):
         """The dense row-major type of dims with element `elem` ('f32', ...)."""
         e = ELEMS.index(elem)
@@ -149,6 +155,10 @@ class Type:
     @property
     def is_contiguous(self):
         return bool(lib.lyTypeIsContiguous(self._h))
+
+    @property
+    def is_tensor(self):
+        return bool(lib.lyTypeIsTensor(self._h))
 
     @property
     def is_any(self):

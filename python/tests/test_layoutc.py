@@ -110,6 +110,20 @@ def test_build_module_matches_parsed(ctx):
     assert g.ops[0].results[0].type == src.reshape([2, 2, 16, 4, 5])
 
 
+def test_build_function_with_index_argument(ctx):
+    n = ctx.parse_value("index")
+    x = ctx.parse_value("tensor<4x6xf32>")
+    assert not n.is_tensor and x.is_tensor and x == ctx.parse("tensor<4x6xf32>") and str(n) == "index"
+    m = ctx.module()
+    f = m.add_function("g", [n, x], [x])
+    f.add_op("func.return", [f.args[1]], [])
+    m.verify()
+    assert "@g(%0: index, %1: tensor<4x6xf32>) -> tensor<4x6xf32>" in str(m)
+    with pytest.raises(layoutc.LayoutcError) as e:
+        ctx.parse_value("memref<4xf32")
+    assert "'<' opened here is never closed" in str(e.value.diagnostics[0])
+
+
 @pytest.mark.parametrize("tag,perm", [('"nhwc"', (0, 2, 3, 1)), ('"chwn"', (1, 2, 3, 0))])
 def test_repack_matches_numpy_transpose(ctx, tag, perm):
     a = np.arange(2 * 16 * 5 * 7, dtype=np.float32).reshape(2, 16, 5, 7) * 0.5
