@@ -210,6 +210,27 @@ LAYOUTC_API LyStatus lySparseFromDense(LySparseConverter c, LyType sparse, const
 LAYOUTC_API LyStatus lySparseToDense(LySparseConverter c, LyType sparse, const void *const *buffers,
                                      const int64_t *sizes, void *dense);
 
+/* --- Grouped <-> padded dense (docs/codegen.md, "Grouped conversions") ----
+ * oneDNN's grouped<variable_dim: d, groups: G> (Mixture-of-Experts) holds
+ * the row-major tensor of its dims (values) whose rows along dim d form G
+ * groups, and G cumulative offsets: offsets[g] is the end of group g (the
+ * sizes [1, 3, 5] give [1, 4, 9]), signed, of the type's offsets width. The
+ * padded tensor is the row-major dense type of rank + 1 whose dims are G,
+ * then the grouped dims with dim d widened to P, at least the largest
+ * group (tensor<9x256xf32, grouped<variable_dim: 0, groups: 3>> pads to
+ * tensor<3x5x256xf32>); the same element type. Both directions need the
+ * offsets (the group sizes live only there) and validate them first: each
+ * within [previous, dims[d]], the last equal to dims[d], no group longer
+ * than P (a diagnostic names the entry or the group). The copies are whole
+ * contiguous runs; nothing is written on an error. With offsets NULL,
+ * lyGroupedToPadded only checks the pair (LY_OK or a diagnostic). */
+/* Gathers: padded group g holds group g's rows, the rows past it zero. */
+LAYOUTC_API LyStatus lyGroupedToPadded(LyContext ctx, LyType grouped, LyType padded, const void *offsets,
+                                       const void *values, void *out);
+/* Scatters back: the values get each group's rows; padding is not read. */
+LAYOUTC_API LyStatus lyGroupedFromPadded(LyContext ctx, LyType grouped, LyType padded, const void *offsets,
+                                         const void *in, void *values);
+
 #ifdef __cplusplus
 }
 #endif

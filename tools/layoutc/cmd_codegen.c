@@ -346,6 +346,52 @@ done:
   return rc;
 }
 
+/* --- Grouped <-> padded dense ------------------------------------------------ */
+
+/* `repack GROUPED PADDED -i OFFSETS -i VALUES -o PADDED` and back with
+ * `-i OFFSETS -i PADDED -o VALUES`: the offsets are always the first input,
+ * since the group sizes live only there. */
+static int run_grouped(LyContext ctx, Args *in, LyType s, LyType t, const RepackArgs *a) {
+  if (a->plan || a->interpret || a->threads != 1)
+    return usage_error(in->cmd, "a grouped <-> padded repack takes -i, -o or --bench only");
+  bool to_padded = lyTypeGetEncoding(s) == LY_ENCODING_GROUPED;
+  LyType g = to_padded ? s : t, p = to_padded ? t : s;
+  const char *g_text = operand_text(in, to_padded ? 0 : 1);
+  const char *ins[SPARSE_MAX_FILES], *outs[SPARSE_MAX_FILES];
+  int nin = option_paths(in, "-i", ins, SPARSE_MAX_FILES), nout = option_paths(in, "-o", outs, SPARSE_MAX_FILES);
+  if (nin != 2 || nout != 1)
+    return usage_error(in->cmd, "a grouped repack takes -i OFFSETS -i %s -o %s", to_padded ? "VALUES" : "PADDED",
+                       to_padded ? "PADDED" : "VALUES");
+  int64_t sizes[2], pbytes = 0;
+  unsigned char *bufs[2] = {NULL, NULL}, *out = NULL;
+  int rc = EXIT_BAD_INPUT;
+  diag_focus(in, to_padded ? 1 : 0); /* a bad pair is the padded type's fault */
+  if (lyGroupedToPadded(ctx, g, p, NULL, NULL, NULL) != LY_OK)
+    return EXIT_BAD_INPUT;
+  diag_focus(in, to_padded ? 0 : 1); /* bad offsets are the grouped type's */
+  lyTypeGetSizeBytes(p, &pbytes);
+  lyTypeGetBufferSizeBytes(g, 1, &sizes[1]);
+  if (!(bufs[0] = read_all(ins[0], &sizes[0])) || !sizes_match(g, g_text, sizes, 1, ins))
+    goto done;
+  bufs[1] = to_padded ? read_all(ins[1], &sizes[1]) : read_exact(ins[1], pbytes, operand_text(in, 0));
+  if (!bufs[1] || (to_padded && !sizes_match(g, g_text, sizes, 2, ins)))
+    goto done;
+  int64_t obytes = to_padded ? pbytes : sizes[1];
+  if (!(out = malloc((size_t)obytes + 1))) {
+    driver_error("out of memory");
+    goto done;
+  }
+  if ((to_padded ? lyGroupedToPadded(ctx, g, p, bufs[0], bufs[1], out)
+                 : lyGroupedFromPadded(ctx, g, p, bufs[0], bufs[1], out)) == LY_OK &&
+      write_all(outs[0], out, obytes))
+    rc = 0;
+done:
+  free(bufs[0]);
+  free(bufs[1]);
+  free(out);
+  return rc;
+}
+
 int cmd_repack(Args *in) {
   RepackArgs a;
   int rc = parse_repack_args(in, &a);
@@ -362,6 +408,10 @@ int cmd_repack(Args *in) {
   if (is_sparse(s) || is_sparse(t)) {
     diag_focus(in, is_sparse(t) ? 1 : 0);
     rc = run_sparse(ctx, in, s, t, &a);
+    goto done;
+  }
+  if (lyTypeGetEncoding(s) == LY_ENCODING_GROUPED || lyTypeGetEncoding(t) == LY_ENCODING_GROUPED) {
+    rc = run_grouped(ctx, in, s, t, &a);
     goto done;
   }
   /* The kernel's refusals are about the pair; most name the destination,
