@@ -210,6 +210,16 @@ LAYOUTC_API LyStatus lySparseFromDense(LySparseConverter c, LyType sparse, const
 LAYOUTC_API LyStatus lySparseToDense(LySparseConverter c, LyType sparse, const void *const *buffers,
                                      const int64_t *sizes, void *dense);
 
+/* Sparse to sparse, same dims and element (CSR to CSC, COO, BSR...): the
+ * source buffers (src_sizes[b] bytes) are validated as lySparseToDense
+ * does, their stored points re-expressed in dst's levels and sorted;
+ * explicit zeros stay stored, as SciPy's tocsc/tobsr keep them. With
+ * dst_buffers NULL, the nnz pass alone sets dst_sizes (bytes); with them
+ * (each of at least that size), fills them and sets the sizes again. */
+LAYOUTC_API LyStatus lySparseConvert(LySparseConverter c, LyType src, const void *const *src_buffers,
+                                     const int64_t *src_sizes, LyType dst, int64_t *dst_sizes,
+                                     void *const *dst_buffers);
+
 /* --- Grouped <-> padded dense (docs/codegen.md, "Grouped conversions") ----
  * oneDNN's grouped<variable_dim: d, groups: G> (Mixture-of-Experts) holds
  * the row-major tensor of its dims (values) whose rows along dim d form G

@@ -258,7 +258,8 @@ static unsigned char *read_all(const char *path, int64_t *size) {
 }
 
 /* Each buffer's size against the type's where the type fixes it (nnz). */
-static bool sizes_match(LyType sp, const char *text, const int64_t *sizes, int n, const char *const *paths) {
+static bool sizes_match(LyType sp, const char *text, const int64_t *sizes, int n, const char *const *paths,
+                        const char *from) {
   for (int b = 0; b < n; b++) {
     int64_t want;
     if (lyTypeGetBufferSizeBytes(sp, b, &want) == LY_OK && want != sizes[b]) {
@@ -266,12 +267,58 @@ static bool sizes_match(LyType sp, const char *text, const int64_t *sizes, int n
         driver_error("'%s' has %" PRId64 " bytes but buffer %d of '%s' has %" PRId64 " bytes", paths[b], sizes[b],
                      b, text, want);
       else
-        driver_error("the dense input gives buffer %d of '%s' %" PRId64 " bytes, the type says %" PRId64
-                     " (write nnz: ? for a count the data decides)", b, text, sizes[b], want);
+        driver_error("the %s gives buffer %d of '%s' %" PRId64 " bytes, the type says %" PRId64
+                     " (write nnz: ? for a count the data decides)", from, b, text, sizes[b], want);
       return false;
     }
   }
   return true;
+}
+
+/* The files of one sparse side, read whole and checked against the type. */
+static bool read_buffers(LyType sp, const char *text, const char *const *paths, int n, unsigned char **bufs,
+                         int64_t *sizes) {
+  for (int b = 0; b < n; b++)
+    if (!(bufs[b] = read_all(paths[b], &sizes[b])))
+      return false;
+  return sizes_match(sp, text, sizes, n, paths, NULL);
+}
+
+/* `repack SPARSE1 SPARSE2 -i BUF... -o BUF...`: one file per buffer of each. */
+static int run_sparse_sparse(LyContext ctx, Args *in, LyType s, LyType t) {
+  const char *ins[SPARSE_MAX_FILES], *outs[SPARSE_MAX_FILES];
+  int nin = option_paths(in, "-i", ins, SPARSE_MAX_FILES), nout = option_paths(in, "-o", outs, SPARSE_MAX_FILES);
+  int ns = lyTypeGetNumBuffers(s), nt = lyTypeGetNumBuffers(t);
+  if (nin != ns || nout != nt)
+    return usage_error(in->cmd, "the source has %d buffers and the destination %d: give one -i per source buffer "
+                       "and one -o per destination buffer", ns, nt);
+  LySparseConverter c = lySparseConverterCreate(ctx);
+  if (lySparseConverterIsNull(c))
+    return EXIT_BAD_INPUT;
+  unsigned char *sb[SPARSE_MAX_FILES] = {0};
+  void *db[SPARSE_MAX_FILES] = {0};
+  int64_t ssz[SPARSE_MAX_FILES], dsz[SPARSE_MAX_FILES];
+  int rc = EXIT_BAD_INPUT;
+  diag_focus(in, 0); /* faults in the source buffers */
+  if (!read_buffers(s, operand_text(in, 0), ins, ns, sb, ssz) ||
+      lySparseConvert(c, s, (const void *const *)sb, ssz, t, dsz, NULL) != LY_OK ||
+      !sizes_match(t, operand_text(in, 1), dsz, nt, NULL, "source"))
+    goto done;
+  for (int b = 0; b < nt; b++)
+    if (!(db[b] = malloc((size_t)dsz[b] + 1))) {
+      driver_error("out of memory");
+      goto done;
+    }
+  if (lySparseConvert(c, s, (const void *const *)sb, ssz, t, dsz, db) != LY_OK)
+    goto done;
+  rc = 0;
+  for (int b = 0; b < nt && !rc; b++)
+    rc = write_all(outs[b], db[b], dsz[b]) ? 0 : EXIT_BAD_INPUT;
+done:
+  for (int b = 0; b < SPARSE_MAX_FILES; b++)
+    free(sb[b]), free(db[b]);
+  lySparseConverterDestroy(c);
+  return rc;
 }
 
 /* `repack DENSE SPARSE -i IN -o BUF0 -o BUF1 ...` and back: one file per
@@ -279,15 +326,11 @@ static bool sizes_match(LyType sp, const char *text, const int64_t *sizes, int n
 static int run_sparse(LyContext ctx, Args *in, LyType s, LyType t, const RepackArgs *a) {
   if (a->bench || a->plan || a->interpret || a->threads != 1)
     return usage_error(in->cmd, "a dense <-> sparse repack takes -i and -o only");
+  if (is_sparse(s) && is_sparse(t))
+    return run_sparse_sparse(ctx, in, s, t);
   bool to_sparse = is_sparse(t);
   LyType sp = to_sparse ? t : s, de = to_sparse ? s : t;
   const char *sp_text = operand_text(in, to_sparse ? 1 : 0);
-  if (is_sparse(de)) {
-    diag_focus(in, 0);
-    arg_error(operand_name(in, 0), operand_text(in, 0), 1, "cannot repack between two sparse encodings: repack "
-              "through the dense tensor");
-    return EXIT_BAD_INPUT;
-  }
   bool same = lyTypeGetRank(de) == lyTypeGetRank(sp) && lyTypeGetElement(de) == lyTypeGetElement(sp);
   for (int d = 0; same && d < lyTypeGetRank(de); d++)
     same = lyTypeGetDim(de, d) == lyTypeGetDim(sp, d);
@@ -313,7 +356,8 @@ static int run_sparse(LyContext ctx, Args *in, LyType s, LyType t, const RepackA
   int rc = EXIT_BAD_INPUT;
   if (to_sparse) {
     if (!(dense = read_exact(ins[0], dbytes, operand_text(in, 0))) ||
-        lySparseFromDense(c, sp, dense, sizes, NULL) != LY_OK || !sizes_match(sp, sp_text, sizes, nbuf, NULL))
+        lySparseFromDense(c, sp, dense, sizes, NULL) != LY_OK ||
+        !sizes_match(sp, sp_text, sizes, nbuf, NULL, "dense input"))
       goto done;
     for (int b = 0; b < nbuf; b++)
       if (!(bufs[b] = malloc((size_t)sizes[b] + 1))) {
@@ -329,7 +373,7 @@ static int run_sparse(LyContext ctx, Args *in, LyType s, LyType t, const RepackA
     for (int b = 0; b < nbuf; b++)
       if (!(bufs[b] = read_all(ins[b], &sizes[b])))
         goto done;
-    if (!sizes_match(sp, sp_text, sizes, nbuf, ins))
+    if (!sizes_match(sp, sp_text, sizes, nbuf, ins, NULL))
       goto done;
     if (!(dense = malloc((size_t)dbytes + 1))) {
       driver_error("out of memory");
@@ -371,10 +415,10 @@ static int run_grouped(LyContext ctx, Args *in, LyType s, LyType t, const Repack
   diag_focus(in, to_padded ? 0 : 1); /* bad offsets are the grouped type's */
   lyTypeGetSizeBytes(p, &pbytes);
   lyTypeGetBufferSizeBytes(g, 1, &sizes[1]);
-  if (!(bufs[0] = read_all(ins[0], &sizes[0])) || !sizes_match(g, g_text, sizes, 1, ins))
+  if (!(bufs[0] = read_all(ins[0], &sizes[0])) || !sizes_match(g, g_text, sizes, 1, ins, NULL))
     goto done;
   bufs[1] = to_padded ? read_all(ins[1], &sizes[1]) : read_exact(ins[1], pbytes, operand_text(in, 0));
-  if (!bufs[1] || (to_padded && !sizes_match(g, g_text, sizes, 2, ins)))
+  if (!bufs[1] || (to_padded && !sizes_match(g, g_text, sizes, 2, ins, NULL)))
     goto done;
   int64_t obytes = to_padded ? pbytes : sizes[1];
   if (!(out = malloc((size_t)obytes + 1))) {
