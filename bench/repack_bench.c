@@ -13,7 +13,6 @@
 #include <dnnl_debug.h>
 
 #include <dirent.h>
-#include <immintrin.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,7 @@ extern char **environ;
 
 #include "layoutc/codegen.h"
 #include "layoutc/layoutc.h"
+#include "stream_copy.h"
 
 typedef struct {
   const char *name;
@@ -137,17 +137,6 @@ static void check_dnnl(dnnl_status_t st, const char *what) {
     fprintf(stderr, "repack_bench: %s failed: %s\n", what, dnnl_status2str(st));
     exit(1);
   }
-}
-
-/* The copy limit: AVX2 loads and non-temporal stores, 128 bytes a step (dst 32-byte aligned). */
-__attribute__((target("avx2"))) static void nt_copy(void *dst, const void *src, size_t n) {
-  size_t i = 0;
-  for (; i + 128 <= n; i += 128)
-    for (int k = 0; k < 4; k++)
-      _mm256_stream_si256((__m256i *)((char *)dst + i + 32 * k),
-                          _mm256_loadu_si256((const __m256i *)((const char *)src + i + 32 * k)));
-  _mm_sfence();
-  memcpy((char *)dst + i, (const char *)src + i, n - i);
 }
 
 /* Random bytes with each float kept finite and normal (no slow paths in anyone's code);

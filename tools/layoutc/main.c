@@ -48,6 +48,7 @@ static const OptSpec repack_opts[] = {
     {"--interpret", OPT_FLAG, "run the reference interpreter instead of the compiled kernel"},
     {"--threads", OPT_VALUE, "threads to run on (1..1024)"},
     {"--iters", OPT_VALUE, "benchmark iterations (1..1000000)"},
+    {"--density", OPT_VALUE, "sparse and grouped --bench: the share of nonzeros (of padded rows), 0..1 (0.1)"},
     {NULL}};
 static const OptSpec emit_opts[] = {
     {"--repack", OPT_FLAG, "the repack kernel of two types instead of an address function"},
