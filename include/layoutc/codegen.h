@@ -191,8 +191,8 @@ LAYOUTC_API LyStatus lyRepackInterpret(LyContext ctx, LyType src, LyType dst, co
  * the buffers of its sparse encoding (MLIR's #sparse_tensor.encoding, csr,
  * coo), in the type's buffer order (lyTypeGetNumBuffers; MLIR's storage
  * order). The elements stored are those != 0 (NaN is, -0.0 is not). Kernels
- * are JIT-compiled for CSR, CSC, COO and BSR-like formats and interpreted
- * for the others. A converter is not thread-safe: one per thread. */
+ * are JIT-compiled for CSR, CSC, COO, BSR-like and n_out_of_m (2:4) formats
+ * and interpreted for the others. A converter is not thread-safe: one per thread. */
 typedef struct { void *ptr; } LySparseConverter;
 static inline int lySparseConverterIsNull(LySparseConverter c) { return c.ptr == NULL; }
 /* Null after a diagnostic on ctx. */

@@ -1,6 +1,7 @@
 /* codegen/sparse_jit: dense <-> sparse kernels compiled to machine code for
  * the formats whose storage is a loop nest: dense levels, one compressed
- * level, then dense block levels (CSR, CSC, BSR) or singletons (COO). Each
+ * level, then dense block levels (CSR, CSC, BSR) or singletons (COO), or a
+ * last n_out_of_m level under dense ones (2:4). Each
  * format gets three functions specialised on its sizes and widths: the nnz
  * count, the fill and the validating scatter. The interpreter (sparse.c)
  * stays the reference: it runs every other format and reports the errors the
