@@ -13,7 +13,6 @@
 #include <dnnl_debug.h>
 
 #include <dirent.h>
-#include <immintrin.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,7 @@ extern char **environ;
 
 #include "layoutc/codegen.h"
 #include "layoutc/layoutc.h"
+#include "stream_copy.h"
 
 typedef struct {
   const char *name;
@@ -137,17 +137,6 @@ static void check_dnnl(dnnl_status_t st, const char *what) {
     fprintf(stderr, "repack_bench: %s failed: %s\n", what, dnnl_status2str(st));
     exit(1);
   }
-}
-
-/* The copy limit: AVX2 loads and non-temporal stores, 128 bytes a step (dst 32-byte aligned). */
-__attribute__((target("avx2"))) static void nt_copy(void *dst, const void *src, size_t n) {
-  size_t i = 0;
-  for (; i + 128 <= n; i += 128)
-    for (int k = 0; k < 4; k++)
-      _mm256_stream_si256((__m256i *)((char *)dst + i + 32 * k),
-                          _mm256_loadu_si256((const __m256i *)((const char *)src + i + 32 * k)));
-  _mm_sfence();
-  memcpy((char *)dst + i, (const char *)src + i, n - i);
 }
 
 /* Random bytes with each float kept finite and normal (no slow paths in anyone's code);
@@ -307,6 +296,75 @@ static Compile run_case(const Case *c, LyContext ctx, LyRepacker r, const Option
   return cost;
 }
 
+/* --- Multi-buffer conversions (single-threaded): sparse and grouped -------- */
+
+typedef struct {
+  const char *name;
+  int kind; /* 0 dense->CSR, 1 CSR->dense, 2 grouped->padded, 3 padded->grouped */
+  double density;
+} MultiCase;
+
+static const MultiCase multi_cases[] = {
+    {"dense->CSR f32 4096x4096 1%", 0, 0.01},   {"dense->CSR f32 4096x4096 10%", 0, 0.10},
+    {"CSR->dense f32 4096x4096 1%", 1, 0.01},   {"CSR->dense f32 4096x4096 10%", 1, 0.10},
+    {"grouped->padded f32 8x(<=1280)x1024", 2, 0}, {"padded->grouped f32 8x(<=1280)x1024", 3, 0},
+};
+
+/* Dense 4096x4096 f32 with about `density` nonzeros. */
+static void sparse_input(float *d, int64_t n, double density) {
+  uint64_t x = 0x9e3779b97f4a7c15ULL;
+  for (int64_t i = 0; i < n; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    d[i] = (double)(x >> 11) / 9007199254740992.0 < density ? 1.0f + (float)(i % 7) : 0.0f;
+  }
+}
+
+/* The conversion timed round robin with the streaming copy of the larger side; GB/s as the
+ * repack rows count them: (source bytes + destination bytes) / best time. */
+static void run_multi(const MultiCase *c, LyContext ctx, const Options *o) {
+  const char *csr = "tensor<4096x4096xf32, csr<nnz: ?, index: i32, pointer: i32>>";
+  LyType dense = parse(ctx, "tensor<4096x4096xf32>"), sp = parse(ctx, csr);
+  LyType g = parse(ctx, "tensor<8192x1024xf32, grouped<variable_dim: 0, groups: 8>>");
+  LyType pad = parse(ctx, "tensor<8x1280x1024xf32>");
+  LySparseConverter conv = lySparseConverterCreate(ctx);
+  int64_t n = 4096 * 4096, sz[3], sbytes, dbytes;
+  float *d = buffer((size_t)n * 4), *back = buffer((size_t)n * 4);
+  void *bufs[3] = {NULL, NULL, NULL};
+  int32_t offs[8] = {1000, 2280, 3000, 4280, 5000, 6000, 7000, 8192}; /* group sizes 720..1280 */
+  unsigned char *pd = buffer((size_t)8 * 1280 * 1024 * 4), *gv = buffer((size_t)8192 * 1024 * 4);
+  sparse_input(d, n, c->density);
+  fill(gv, (size_t)8192 * 1024 * 4, 4), fill(pd, (size_t)8 * 1280 * 1024 * 4, 4);
+  if (lySparseFromDense(conv, sp, d, sz, NULL) != LY_OK)
+    die("sparse nnz pass");
+  for (int b = 0; b < 3; b++)
+    bufs[b] = buffer((size_t)sz[b] + 1);
+  lySparseFromDense(conv, sp, d, sz, bufs);
+  int64_t spbytes = sz[0] + sz[1] + sz[2];
+  sbytes = c->kind == 0 ? n * 4 : c->kind == 1 ? spbytes : c->kind == 2 ? 32 + 8192 * 1024 * 4 : 32 + 8 * 1280 * 1024 * 4;
+  dbytes = c->kind == 0 ? spbytes : c->kind == 1 ? n * 4 : c->kind == 2 ? 8 * 1280 * 1024 * 4 : 8192 * 1024 * 4;
+  int64_t big = sbytes > dbytes ? sbytes : dbytes;
+  unsigned char *from = buffer((size_t)big), *to = buffer((size_t)big);
+  memset(from, 1, (size_t)big);
+  double tn = 1e30, tl = 1e30, start = now();
+  for (int round = 0; round < 5 || now() - start < 3 * o->min_time; round++) {
+    TIME(&tn, nt_copy(to, from, (size_t)big));
+    switch (c->kind) {
+    case 0: TIME(&tl, (lySparseFromDense(conv, sp, d, sz, NULL), lySparseFromDense(conv, sp, d, sz, bufs))); break;
+    case 1: TIME(&tl, lySparseToDense(conv, sp, (const void *const *)bufs, sz, back)); break;
+    case 2: TIME(&tl, lyGroupedToPadded(ctx, g, pad, offs, gv, pd)); break;
+    default: TIME(&tl, lyGroupedFromPadded(ctx, g, pad, offs, pd, gv)); break;
+    }
+  }
+  int ok = c->kind != 1 || !memcmp(back, d, (size_t)n * 4);
+  double gn = 2.0 * big / tn / 1e9, gl = (double)(sbytes + dbytes) / tl / 1e9;
+  printf("%-38s %7.2f %7.2f %8.2fx  %s\n", c->name, gn, gl, gl / gn, ok ? "" : "DIFFERENT");
+  lySparseConverterDestroy(conv);
+  (void)dense;
+  for (int b = 0; b < 3; b++)
+    free(bufs[b]);
+  free(d), free(back), free(pd), free(gv), free(from), free(to);
+}
+
 static double median(double *v, int n) {
   qsort(v, n, sizeof *v, cmp_double);
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -427,6 +485,14 @@ int main(int argc, char **argv) {
       wall[n] = cc.wall, cpu[n++] = cc.cpu;
     }
   }
+  int nmulti = 0;
+  for (int i = 0; o.threads == 1 && i < (int)(sizeof multi_cases / sizeof *multi_cases); i++)
+    if (!only || strstr(multi_cases[i].name, only)) {
+      if (!nmulti++)
+        printf("%-38s %7s %7s %9s  (single-threaded; limit = streaming copy of the larger side)\n",
+               "multi-buffer conversion", "limit", "layoutc", "ly/limit");
+      run_multi(&multi_cases[i], ctx, &o);
+    }
   if (n)
     printf("median JIT compile time per kernel: %.1f ms wall, %.1f ms CPU (%d kernels)\n", median(wall, n) * 1e3,
            median(cpu, n) * 1e3, n);

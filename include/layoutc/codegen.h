@@ -191,8 +191,8 @@ LAYOUTC_API LyStatus lyRepackInterpret(LyContext ctx, LyType src, LyType dst, co
  * the buffers of its sparse encoding (MLIR's #sparse_tensor.encoding, csr,
  * coo), in the type's buffer order (lyTypeGetNumBuffers; MLIR's storage
  * order). The elements stored are those != 0 (NaN is, -0.0 is not). Kernels
- * are JIT-compiled for CSR, CSC, COO and BSR-like formats and interpreted
- * for the others. A converter is not thread-safe: one per thread. */
+ * are JIT-compiled for CSR, CSC, COO, BSR-like and n_out_of_m (2:4) formats
+ * and interpreted for the others. A converter is not thread-safe: one per thread. */
 typedef struct { void *ptr; } LySparseConverter;
 static inline int lySparseConverterIsNull(LySparseConverter c) { return c.ptr == NULL; }
 /* Null after a diagnostic on ctx. */
@@ -209,6 +209,37 @@ LAYOUTC_API LyStatus lySparseFromDense(LySparseConverter c, LyType sparse, const
  * into the zeroed dense buffer. */
 LAYOUTC_API LyStatus lySparseToDense(LySparseConverter c, LyType sparse, const void *const *buffers,
                                      const int64_t *sizes, void *dense);
+
+/* Sparse to sparse, same dims and element (CSR to CSC, COO, BSR...): the
+ * source buffers (src_sizes[b] bytes) are validated as lySparseToDense
+ * does, their stored points re-expressed in dst's levels and sorted;
+ * explicit zeros stay stored, as SciPy's tocsc/tobsr keep them. With
+ * dst_buffers NULL, the nnz pass alone sets dst_sizes (bytes); with them
+ * (each of at least that size), fills them and sets the sizes again. */
+LAYOUTC_API LyStatus lySparseConvert(LySparseConverter c, LyType src, const void *const *src_buffers,
+                                     const int64_t *src_sizes, LyType dst, int64_t *dst_sizes,
+                                     void *const *dst_buffers);
+
+/* --- Grouped <-> padded dense (docs/codegen.md, "Grouped conversions") ----
+ * oneDNN's grouped<variable_dim: d, groups: G> (Mixture-of-Experts) holds
+ * the row-major tensor of its dims (values) whose rows along dim d form G
+ * groups, and G cumulative offsets: offsets[g] is the end of group g (the
+ * sizes [1, 3, 5] give [1, 4, 9]), signed, of the type's offsets width. The
+ * padded tensor is the row-major dense type of rank + 1 whose dims are G,
+ * then the grouped dims with dim d widened to P, at least the largest
+ * group (tensor<9x256xf32, grouped<variable_dim: 0, groups: 3>> pads to
+ * tensor<3x5x256xf32>); the same element type. Both directions need the
+ * offsets (the group sizes live only there) and validate them first: each
+ * within [previous, dims[d]], the last equal to dims[d], no group longer
+ * than P (a diagnostic names the entry or the group). The copies are whole
+ * contiguous runs; nothing is written on an error. With offsets NULL,
+ * lyGroupedToPadded only checks the pair (LY_OK or a diagnostic). */
+/* Gathers: padded group g holds group g's rows, the rows past it zero. */
+LAYOUTC_API LyStatus lyGroupedToPadded(LyContext ctx, LyType grouped, LyType padded, const void *offsets,
+                                       const void *values, void *out);
+/* Scatters back: the values get each group's rows; padding is not read. */
+LAYOUTC_API LyStatus lyGroupedFromPadded(LyContext ctx, LyType grouped, LyType padded, const void *offsets,
+                                         const void *in, void *values);
 
 #ifdef __cplusplus
 }

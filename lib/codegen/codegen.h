@@ -285,6 +285,7 @@ LyStatus lyc_sparse_convert(LyDiagEngine *d, const LycSparse *src, const int64_t
 /* JIT-compiled dense <-> sparse kernels (sparse_jit.c) for formats made of
  * dense levels, then one compressed level, then dense levels (CSR, CSC, BSR)
  * or a COO region to the end (compressed(nonunique) + singletons), ordered,
+ * or then a last n_out_of_m level (2:4, m up to 64),
  * with no mod on the outer levels. Same semantics and diagnostics as the
  * interpreter, which they fall back on for every other format (and which
  * reports malformed input found by the scatter kernel). Kernels are cached

@@ -1,4 +1,4 @@
-/* codegen/sparse_api: the public dense <-> sparse conversions
+/* codegen/sparse_api: the public dense <-> sparse and sparse <-> sparse conversions
  * (include/layoutc/codegen.h): a type's sparse encoding read as the kernels'
  * format (LycSparse), run by the JIT where it compiles the format and by the
  * interpreter elsewhere. Sizes are bytes here, entries inside. */
@@ -127,20 +127,47 @@ LyStatus lySparseFromDense(LySparseConverter c, LyType enc, const void *dense, i
   return st;
 }
 
+/* Byte sizes of the caller's buffers as entry counts, each a whole number. */
+static LyStatus counts_of(SparseConverter *s, Job *j, const int64_t *sizes) {
+  for (int b = 0; b < j->n; b++) {
+    int64_t unit = j->info[b].bits / 8;
+    if (sizes[b] < 0 || sizes[b] % unit)
+      return fail(s->ctx, LY_ERROR_INVALID, "sparse buffer %d has %" PRId64 " bytes, not a whole number of %" PRId64
+                  "-byte entries", b, sizes[b], unit);
+    j->counts[b] = sizes[b] / unit;
+  }
+  return LY_OK;
+}
+
 LyStatus lySparseToDense(LySparseConverter c, LyType enc, const void *const *buffers, const int64_t *sizes,
                          void *dense) {
   SparseConverter *s = c.ptr;
   Job j;
   LyStatus st = job_of(s, enc, &j);
+  if (st == LY_OK)
+    st = counts_of(s, &j, sizes);
   if (st != LY_OK)
     return st;
-  for (int b = 0; b < j.n; b++) {
-    int64_t unit = j.info[b].bits / 8;
-    if (sizes[b] < 0 || sizes[b] % unit)
-      return fail(s->ctx, LY_ERROR_INVALID, "sparse buffer %d has %" PRId64 " bytes, not a whole number of %" PRId64
-                  "-byte entries", b, sizes[b], unit);
-    j.counts[b] = sizes[b] / unit;
-  }
   return j.jit ? lyc_sparse_jit_to_dense(s->jit, &j.f, j.counts, buffers, dense)
                : lyc_sparse_to_dense(&s->ctx->diag, &j.f, j.counts, buffers, dense);
+}
+
+/* Through the interpreter's list of stored points: the work is a sort of the
+ * nnz points, and no compiled kernel would change its order. */
+LyStatus lySparseConvert(LySparseConverter c, LyType src, const void *const *src_buffers, const int64_t *src_sizes,
+                         LyType dst, int64_t *dst_sizes, void *const *dst_buffers) {
+  SparseConverter *s = c.ptr;
+  Job a, b;
+  LyStatus st = format_of(s->ctx, lyd_type(src), &a.f, a.info, &a.n);
+  if (st == LY_OK)
+    st = format_of(s->ctx, lyd_type(dst), &b.f, b.info, &b.n);
+  if (st == LY_OK)
+    st = counts_of(s, &a, src_sizes);
+  if (st == LY_OK) /* the fill writes where the nnz pass counted: run it first */
+    st = lyc_sparse_convert(&s->ctx->diag, &a.f, a.counts, src_buffers, &b.f, b.counts, NULL);
+  if (st == LY_OK && dst_buffers)
+    st = lyc_sparse_convert(&s->ctx->diag, &a.f, a.counts, src_buffers, &b.f, NULL, dst_buffers);
+  for (int k = 0; st == LY_OK && k < b.n; k++)
+    dst_sizes[k] = b.counts[k] * (b.info[k].bits / 8);
+  return st;
 }

@@ -1,6 +1,7 @@
 /* codegen/sparse_jit: dense <-> sparse kernels compiled to machine code for
  * the formats whose storage is a loop nest: dense levels, one compressed
- * level, then dense block levels (CSR, CSC, BSR) or singletons (COO). Each
+ * level, then dense block levels (CSR, CSC, BSR) or singletons (COO), or a
+ * last n_out_of_m level under dense ones (2:4). Each
  * format gets three functions specialised on its sizes and widths: the nnz
  * count, the fill and the validating scatter. The interpreter (sparse.c)
  * stays the reference: it runs every other format and reports the errors the
@@ -20,8 +21,10 @@ typedef int64_t (*ScatterFn)(void *dense, const void *const *bufs, const int64_t
 
 /* A format as a loop nest. */
 typedef struct {
-  int a, L;          /* the compressed level, the level rank */
+  int a, L;          /* the compressed level (n_out_of_m: the last), the level rank */
   bool coo;          /* levels after a are singletons (else dense block levels) */
+  bool nm;           /* dense levels, then n_out_of_m (2:4): no positions */
+  int n, m;          /* n_out_of_m */
   int64_t size[LY_MAX_RANK], ls[LY_MAX_RANK]; /* level sizes, dense strides */
   int64_t parents;   /* entries of the dense levels above a */
   int64_t blk;       /* values per stored unit */
@@ -70,14 +73,19 @@ static void map_buffers(const LycSparse *f, Shape *s) {
   }
 }
 
+/* Groups of n_out_of_m are unrolled: up to this many elements. */
+#define NM_MAX_M 64
+
 /* The loop-nest view of a checked format; false when it has none. */
 static bool shape_of(const LycSparse *f, Shape *s) {
   int L = f->lvl_rank, a = 0;
   while (a < L && f->kind[a] == LYC_LVL_DENSE)
     a++;
-  if (a == L || f->kind[a] != LYC_LVL_COMPRESSED || f->nonordered[a])
+  bool nm = a == L - 1 && f->kind[a] == LYC_LVL_N_OUT_OF_M && f->m <= NM_MAX_M; /* checked: mod m, 1 <= n <= m */
+  if (a == L || (f->kind[a] != LYC_LVL_COMPRESSED && !nm) || f->nonordered[a])
     return false;
-  *s = (Shape){.a = a, .L = L, .coo = f->nonunique[a], .parents = 1, .blk = 1, .vbits = lyElemGetBits(f->value)};
+  *s = (Shape){.a = a, .L = L, .coo = f->nonunique[a], .nm = nm, .n = f->n, .m = f->m, .parents = 1, .blk = 1,
+               .vbits = lyElemGetBits(f->value)};
   for (int l = a + 1; l < L; l++)
     if (f->kind[l] != (s->coo ? LYC_LVL_SINGLETON : LYC_LVL_DENSE) || f->nonordered[l])
       return false;
@@ -422,6 +430,107 @@ static void emit_scatter(LLVMModuleRef m, const Shape *s, const char *name, int 
   lyc_ir_dispose(&e.ir);
 }
 
+/* --- n_out_of_m (2:4) ------------------------------------------------------------ */
+
+/* The group at dense offset off: its m values and nonzero flags, unrolled. */
+static LLVMValueRef nm_load_group(Emit *e, LLVMValueRef off, LLVMValueRef *v, LLVMValueRef *nz) {
+  const Shape *s = e->s;
+  LLVMValueRef cnt = lyc_i64(&e->ir, 0);
+  for (int c = 0; c < s->m; c++) {
+    v[c] = load_int(e, s->vbits, e->dense, add(e, off, lyc_i64(&e->ir, c * s->ls[s->a])));
+    nz[c] = nonzero(e, v[c]);
+    cnt = add(e, cnt, LLVMBuildZExt(e->ir.b, nz[c], e->ir.i64, "inc"));
+  }
+  return cnt;
+}
+
+/* Counting: only whether some group holds more than n nonzeros. Filling:
+ * exactly n entries, the nonzeros and explicit zeros at the lowest free
+ * coordinates, in coordinate order, as the interpreter stores them. A
+ * coordinate not taken is written to a scratch slot instead of branching
+ * on the data; `taken < n` bounds the writes even on an overfull group. */
+static void nm_pack_group(Emit *e, LLVMValueRef off, LLVMValueRef parent) {
+  const Shape *s = e->s;
+  LLVMValueRef v[NM_MAX_M], nz[NM_MAX_M], cnt = nm_load_group(e, off, v, nz), n = lyc_i64(&e->ir, s->n);
+  LLVMValueRef any = LLVMBuildLoad2(e->ir.b, e->ir.i1, e->any, "any");
+  if (e->mode == MODE_COUNT)
+    return (void)LLVMBuildStore(e->ir.b, LLVMBuildOr(e->ir.b, any, ugt(e, cnt, n), "over"), e->any);
+  LLVMTypeRef ct = int_type(e, s->cbits), vt = int_type(e, s->vbits);
+  LLVMValueRef base = lyc_mul_const(&e->ir, parent, s->n, "base"), taken = lyc_i64(&e->ir, 0);
+  LLVMValueRef spare = LLVMBuildSub(e->ir.b, n, cnt, "spare"), zero = lyc_i64(&e->ir, 0);
+  for (int c = 0; c < s->m; c++) {
+    LLVMValueRef want = LLVMBuildOr(e->ir.b, nz[c], LLVMBuildICmp(e->ir.b, LLVMIntSGT, spare, zero, "pad"), "want");
+    LLVMValueRef take = LLVMBuildAnd(e->ir.b, want, LLVMBuildICmp(e->ir.b, LLVMIntULT, taken, n, "room"), "take");
+    LLVMValueRef pad = LLVMBuildAnd(e->ir.b, take, LLVMBuildNot(e->ir.b, nz[c], "z"), "padded");
+    spare = LLVMBuildSub(e->ir.b, spare, LLVMBuildZExt(e->ir.b, pad, e->ir.i64, "p"), "spare");
+    LLVMValueRef at = add(e, base, taken);
+    LLVMValueRef pc = LLVMBuildGEP2(e->ir.b, ct, e->buf[s->crd_buf[s->a]], &at, 1, "pc");
+    LLVMValueRef pv = LLVMBuildGEP2(e->ir.b, vt, e->buf[s->val_buf], &at, 1, "pv");
+    LLVMBuildStore(e->ir.b, LLVMConstInt(ct, (unsigned long long)c, 0),
+                   LLVMBuildSelect(e->ir.b, take, pc, e->prev, "cdst"));
+    LLVMBuildStore(e->ir.b, LLVMBuildSelect(e->ir.b, nz[c], v[c], LLVMConstNull(vt), "val"),
+                   LLVMBuildSelect(e->ir.b, take, pv, e->prev, "vdst"));
+    taken = add(e, taken, LLVMBuildZExt(e->ir.b, take, e->ir.i64, "t"));
+  }
+}
+
+/* i64 count(ptr dense): groups x n, or -1 when a group is overfull (the
+ * interpreter then names it); void fill(ptr dense, ptr bufs, ptr counts). */
+static void emit_nm_pack(LLVMModuleRef m, const Shape *s, const char *name, Mode mode, int nbufs) {
+  Emit e = {.s = s, .mode = mode};
+  lyc_ir_init(&e.ir, m);
+  LLVMTypeRef params[3] = {e.ir.ptr, e.ir.ptr, e.ir.ptr};
+  lyc_ir_function(&e.ir, name, mode == MODE_COUNT ? e.ir.i64 : e.ir.vd, params, mode == MODE_COUNT ? 1 : 3);
+  e.dense = LLVMGetParam(e.ir.fn, 0);
+  e.any = new_slot(&e, e.ir.i1, LLVMConstInt(e.ir.i1, 0, 0), "any");
+  e.prev = LLVMBuildAlloca(e.ir.b, e.ir.i64, "scratch"); /* holds one coordinate or value */
+  if (mode == MODE_FILL)
+    load_buffers(&e, LLVMGetParam(e.ir.fn, 1), nbufs);
+  nest(&e, 0, s->a, lyc_i64(&e.ir, 0), lyc_i64(&e.ir, 0), nm_pack_group);
+  if (mode == MODE_COUNT)
+    LLVMBuildRet(e.ir.b, LLVMBuildSelect(e.ir.b, LLVMBuildLoad2(e.ir.b, e.ir.i1, e.any, "any"), lyc_i64(&e.ir, -1),
+                                         lyc_i64(&e.ir, s->parents * s->n), "units"));
+  else
+    LLVMBuildRetVoid(e.ir.b);
+  lyc_ir_dispose(&e.ir);
+}
+
+/* One group back: n coordinates, each below m and above the one before. */
+static void nm_scatter_group(Emit *e, LLVMValueRef off, LLVMValueRef parent) {
+  const Shape *s = e->s;
+  LLVMValueRef base = lyc_mul_const(&e->ir, parent, s->n, "base"), prev = NULL;
+  for (int j = 0; j < s->n; j++) {
+    LLVMValueRef at = add(e, base, lyc_i64(&e->ir, j));
+    LLVMValueRef c = load_index(e, s->cbits, e->buf[s->crd_buf[s->a]], at);
+    LLVMValueRef bad = LLVMBuildICmp(e->ir.b, LLVMIntUGE, c, lyc_i64(&e->ir, s->m), "range");
+    check(e, prev ? LLVMBuildOr(e->ir.b, bad, LLVMBuildICmp(e->ir.b, LLVMIntULE, c, prev, "order"), "bad") : bad);
+    LLVMValueRef dst = add(e, off, lyc_mul_const(&e->ir, c, s->ls[s->a], "o"));
+    store_int(e, s->vbits, e->dense, dst, load_int(e, s->vbits, e->buf[s->val_buf], at));
+    prev = c;
+  }
+}
+
+/* i64 scatter(ptr dense, ptr bufs, ptr counts): 0, or 1 on malformed input. */
+static void emit_nm_scatter(LLVMModuleRef m, const Shape *s, const char *name, int nbufs, int64_t dense_bytes) {
+  Emit e = {.s = s, .mode = MODE_SCATTER};
+  lyc_ir_init(&e.ir, m);
+  LLVMTypeRef params[3] = {e.ir.ptr, e.ir.ptr, e.ir.ptr};
+  lyc_ir_function(&e.ir, name, e.ir.i64, params, 3);
+  e.dense = LLVMGetParam(e.ir.fn, 0);
+  LLVMValueRef counts = LLVMGetParam(e.ir.fn, 2), need = lyc_i64(&e.ir, s->parents * s->n);
+  e.fail_bb = LLVMAppendBasicBlockInContext(e.ir.c, e.ir.fn, "malformed");
+  load_buffers(&e, LLVMGetParam(e.ir.fn, 1), nbufs);
+  LLVMBuildMemSet(e.ir.b, e.dense, LLVMConstInt(e.ir.i8, 0, 0), lyc_i64(&e.ir, dense_bytes), 1);
+  check(&e, LLVMBuildOr(e.ir.b, LLVMBuildICmp(e.ir.b, LLVMIntSLT, count_of(&e, counts, s->crd_buf[s->a], 1), need, "c"),
+                        LLVMBuildICmp(e.ir.b, LLVMIntSLT, count_of(&e, counts, s->val_buf, 1), need, "v"), "short"));
+  nest(&e, 0, s->a, lyc_i64(&e.ir, 0), lyc_i64(&e.ir, 0), nm_scatter_group);
+  LLVMBuildRet(e.ir.b, lyc_i64(&e.ir, 0));
+  LLVMMoveBasicBlockAfter(e.fail_bb, LLVMGetInsertBlock(e.ir.b));
+  LLVMPositionBuilderAtEnd(e.ir.b, e.fail_bb);
+  LLVMBuildRet(e.ir.b, lyc_i64(&e.ir, 1));
+  lyc_ir_dispose(&e.ir);
+}
+
 /* ===== Compiling and caching ===================================================== */
 
 static void err(LyDiagEngine *d, const char *what) { ly_diag_emit(d, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "%s", what); }
@@ -527,9 +636,10 @@ static bool compile_entry(LycSparseJit *j, const LycSparse *f, const Shape *s, E
   LLVMContextRef c = LLVMContextCreate();
   LLVMModuleRef m = LLVMModuleCreateWithNameInContext("ly_sparse", c);
   char name[160];
-  snprintf(name, sizeof name, "%s_count", prefix), emit_pack(m, s, name, MODE_COUNT, nb);
-  snprintf(name, sizeof name, "%s_fill", prefix), emit_pack(m, s, name, MODE_FILL, nb);
-  snprintf(name, sizeof name, "%s_scatter", prefix), emit_scatter(m, s, name, nb, dense_bytes);
+  snprintf(name, sizeof name, "%s_count", prefix), (s->nm ? emit_nm_pack : emit_pack)(m, s, name, MODE_COUNT, nb);
+  snprintf(name, sizeof name, "%s_fill", prefix), (s->nm ? emit_nm_pack : emit_pack)(m, s, name, MODE_FILL, nb);
+  snprintf(name, sizeof name, "%s_scatter", prefix);
+  (s->nm ? emit_nm_scatter : emit_scatter)(m, s, name, nb, dense_bytes);
   LLVMMemoryBufferRef obj = object_of(j, m, prefix, sizeof prefix);
   LLVMDisposeModule(m);
   LLVMContextDispose(c);
@@ -607,8 +717,12 @@ LyStatus lyc_sparse_jit_from_dense(LycSparseJit *j, const LycSparse *f, const vo
   Shape s;
   shape_of(f, &s);
   int64_t units = en->count(dense);
-  if (s.pbits < 64 && (uint64_t)units > (1ULL << s.pbits) - 1) /* the interpreter reports it */
+  if (units < 0 || (!s.nm && s.pbits < 64 && (uint64_t)units > (1ULL << s.pbits) - 1)) /* the interpreter reports it */
     return lyc_sparse_from_dense(j->d, f, dense, counts, NULL);
+  if (s.nm) {
+    counts[s.crd_buf[s.a]] = counts[s.val_buf] = units;
+    return LY_OK;
+  }
   counts[s.pos_buf] = s.parents + 1;
   counts[s.crd_buf[s.a]] = units * s.crd_stride[s.a];
   for (int l = s.a + 1; s.coo && l < s.L; l++)

@@ -14,6 +14,7 @@ give the located error, never a crash.
 usage: sparse_check.py SPARSE_DRIVER CASES SEED
 """
 import os
+import re
 import random
 import subprocess
 import sys
@@ -293,6 +294,59 @@ def convert_case(drv, spec, dense, bufs, rng, what):
                        [u(b.indptr, p), u(b.indices, c), b.data.tobytes()])
 
 
+NM = [(2, 4), (1, 4), (1, 2), (3, 8), (4, 4), (2, 8), (1, 1), (5, 16)]
+
+
+def structured_dense(rng, dt, rows, groups, n, m, overfull):
+    """At most n nonzeros per group of m (one group n + 1 when overfull); -0.0 and NaN among
+    the floats."""
+    d = np.zeros((rows, groups * m), dtype=DTYPES[dt])
+    for r in range(rows):
+        for g in range(groups):
+            k = int(rng.integers(0, n + 1))
+            cols = g * m + rng.choice(m, size=k, replace=False)
+            d[r, cols] = random_dense(rng, dt, (1, k), 1.0)[0] if k else d[r, cols]
+    if dt[0] in "fb" and d.size:
+        z = d == 0
+        d[z & (rng.random(d.shape) < 0.2)] = -0.0
+    if overfull and n < m and d.size:
+        r, g = int(rng.integers(rows)), int(rng.integers(groups))
+        d[r, g * m:g * m + n + 1] = 1
+    return d
+
+
+def structured(drv, rng, cases, stats):
+    """n:m formats (2:4 and others): the compiled kernels against the interpreter, on random
+    matrices, overfull groups (the same diagnostic) and corrupted buffers."""
+    for i in range(cases):
+        n, m = NM[i % len(NM)]
+        dt = ["f32", "f16", "i8", "f64", "bf16", "i32"][i % 6]
+        rows, groups = int(rng.integers(1, 9)), int(rng.integers(1, 6))
+        c = int(rng.choice([8, 16, 32, 64]))
+        spec = Spec(dt, 32, c, (rows, groups * m), ["i0:dense", "i1/%d:dense" % m, "i1%%%d:nm" % m, "nm%d:%d" % (n, m)],
+                    ["crd", "val"])
+        dense = structured_dense(rng, dt, rows, groups, n, m, i % 5 == 4)
+        what = "case %d structured %s" % (i, spec.text)
+        got = [drv.from_dense(mode, spec, dense, spec.widths()) for mode in ("interp", "jit")]
+        if got[0] != got[1]:
+            fail("%s: interpreter %r, JIT %r" % (what, got[0][:80] if isinstance(got[0], str) else got[0],
+                                                 got[1][:80] if isinstance(got[1], str) else got[1]))
+            continue
+        stats["nm-overfull" if isinstance(got[0], str) else "nm"] = stats.get(
+            "nm-overfull" if isinstance(got[0], str) else "nm", 0) + 1
+        if isinstance(got[0], str):
+            if not re.match(r"n_out_of_m: \d+ nonzeros in the group of %d at \(\d+, \d+\), at most %d allowed$" % (m, n),
+                            got[0]):
+                fail("%s: %r" % (what, got[0]))
+            continue
+        if len(got[0][1]) != rows * groups * n * VBITS[dt] // 8:
+            fail("%s: %d value bytes" % (what, len(got[0][1])))
+        for mode in ("interp", "jit"):
+            same_bytes("%s %s to dense" % (what, mode), drv.to_dense(mode, spec, got[0], spec.widths()),
+                       wire(dt, stored(dense)))
+        corrupt(drv, rng, spec, got[0], what, stats)
+
+
 def f32(*v):
     return np.array(v, dtype=np.float32).tobytes()
 
@@ -393,6 +447,7 @@ def main():
     stats = {}
     for i in range(cases):
         random_case(drv, rng, i, stats)
+    structured(drv, rng, max(cases // 20, 10), stats)
     hand_vectors(drv)
     nonordered(drv)
     malformed(drv)

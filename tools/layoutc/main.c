@@ -48,6 +48,7 @@ static const OptSpec repack_opts[] = {
     {"--interpret", OPT_FLAG, "run the reference interpreter instead of the compiled kernel"},
     {"--threads", OPT_VALUE, "threads to run on (1..1024)"},
     {"--iters", OPT_VALUE, "benchmark iterations (1..1000000)"},
+    {"--density", OPT_VALUE, "sparse and grouped --bench: the share of nonzeros (of padded rows), 0..1 (0.1)"},
     {NULL}};
 static const OptSpec emit_opts[] = {
     {"--repack", OPT_FLAG, "the repack kernel of two types instead of an address function"},
@@ -66,6 +67,21 @@ static int cmd_completion(Args *a);
 static const char types_help[] =
     "TYPE is a tensor type such as 'tensor<2x20x3x3xf32, \"nChw16c\">'; '-' reads it from stdin\n"
     "and '--' ends the options. Diagnostics name operand N as <arg N>.\n";
+
+static const char repack_help[] =
+    "TYPE is a tensor type such as 'tensor<2x20x3x3xf32, \"nChw16c\">'; '-' reads it from stdin\n"
+    "and '--' ends the options. Diagnostics name operand N as <arg N>.\n"
+    "\n"
+    "Multi-buffer encodings take one file per buffer, in the type's buffer order\n"
+    "('layoutc describe' lists them); the dense side is the row-major tensor:\n"
+    "  repack DENSE SPARSE -i IN -o BUF0 -o BUF1 ...    and back with -i per buffer, -o OUT\n"
+    "  repack SPARSE1 SPARSE2 -i BUF... -o BUF...       sparse to sparse (CSR to CSC, COO, BSR...)\n"
+    "  repack GROUPED PADDED -i OFFSETS -i VALUES -o PADDED\n"
+    "  repack PADDED GROUPED -i OFFSETS -i PADDED -o VALUES\n"
+    "PADDED is tensor<G x dims with the variable dim widened to P>, P at least the largest group.\n"
+    "--bench on these times the conversion on synthetic data (--density D: the share of\n"
+    "nonzeros, 0.1 by default; grouped: random group sizes) and prints its throughput and\n"
+    "ratio_to_limit, against the streaming copy of the larger side.\n";
 
 const Command commands[] = {
     {"describe", cmd_describe, "(TYPE | --blob FILE) [--json]", "the canonical type and its geometry", types_help,
@@ -97,7 +113,7 @@ const Command commands[] = {
     {"opt", cmd_opt, "FILE [PASS-OPTIONS] [-o OUT]",
      "verify FILE's functions, run the passes in the order given, print the result", NULL, opt_opts, 0, 1},
     {"repack", cmd_repack, "SRC DST (-i IN -o OUT | --bench | --plan) [--threads N]",
-     "repack raw bytes from SRC's layout into DST's", types_help, repack_opts, 2, 2},
+     "repack raw bytes from SRC's layout into DST's", repack_help, repack_opts, 2, 2},
     {"emit-llvm", cmd_emit_llvm, "TYPE | --repack SRC DST [--with-main] [-O]",
      "LLVM IR of the address function (or the repack kernel)", types_help, emit_opts, 1, 2},
     {"draw", cmd_draw, "TYPE [-o OUT] [--format=svg|txt|html]",
