@@ -262,6 +262,11 @@ typedef struct {
 
 /* Checks the format (level structure, splits, widths); diagnostics on d. */
 LyStatus lyc_sparse_check(LyDiagEngine *d, const LycSparse *f);
+/* The bits of a value of e (at most 64 bits, checked) that make it nonzero:
+ * every bit but the sign of each float component with a signed zero, so
+ * -0.0 is not stored; all of them for integers and for the FNUZ floats
+ * (their 0x80 is NaN). The interpreter and the kernels share it. */
+uint64_t lyc_sparse_value_mask(LyElem e);
 /* The buffers of a checked format; returns their number. */
 int lyc_sparse_buffers(const LycSparse *f, LycBufInfo *out);
 

@@ -93,6 +93,12 @@ LyStatus lyc_sparse_check(LyDiagEngine *d, const LycSparse *f) {
   int vb = lyElemGetBits(f->value);
   if (vb < 8 || vb % 8)
     return err(d, "sparse format: values of %s are not byte-sized", lyElemGetName(f->value)), LY_ERROR_INVALID;
+  if (vb > 64)
+    return err(d, "sparse format: values of %s are %d bits; sparse values of at most 64 bits are supported",
+               lyElemGetName(f->value), vb), LY_ERROR_INVALID;
+  if (f->value == LY_ELEM_F8E8M0FNU)
+    return err(d, "sparse format: %s has no zero, so every value would be stored", lyElemGetName(f->value)),
+           LY_ERROR_INVALID;
   int64_t total = 1;
   for (int i = 0; i < f->rank; i++)
     if (f->dims[i] < 0 || __builtin_mul_overflow(total, f->dims[i], &total) ||
@@ -163,12 +169,19 @@ static bool points_push(LyDiagEngine *d, Points *p, const int64_t *c, uint64_t v
 
 /* Values != 0: a float's sign bit does not count (so -0.0 is not stored and
  * NaN is), as MLIR's sparsification and scipy's `dense != 0` decide. */
-static bool is_zero(LyElem e, uint64_t bits) {
+uint64_t lyc_sparse_value_mask(LyElem e) {
+  LyElemKind k = lyElemGetKind(e);
+  bool fnuz = e == LY_ELEM_F8E4M3FNUZ || e == LY_ELEM_F8E5M2FNUZ || e == LY_ELEM_F8E4M3B11FNUZ;
   int b = lyElemGetBits(e);
-  bool fp = e == LY_ELEM_F16 || e == LY_ELEM_BF16 || e == LY_ELEM_F32 || e == LY_ELEM_F64 ||
-            e == LY_ELEM_F8E4M3FN || e == LY_ELEM_F8E5M2;
-  return (bits & max_of(fp ? b - 1 : b)) == 0;
+  uint64_t all = max_of(b);
+  if (k == LY_ELEM_KIND_FLOAT && !fnuz)
+    return all & ~(1ULL << (b - 1));
+  if (k == LY_ELEM_KIND_COMPLEX) /* each component's sign */
+    return all & ~(1ULL << (b / 2 - 1)) & ~(1ULL << (b - 1));
+  return all;
 }
+
+static bool is_zero(LyElem e, uint64_t bits) { return (bits & lyc_sparse_value_mask(e)) == 0; }
 
 /* Dense element stride of each level in the row-major dense buffer. */
 static void level_strides(const LycSparse *f, int64_t *ls) {

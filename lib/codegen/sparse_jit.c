@@ -53,10 +53,6 @@ struct LycSparseJit {
 
 /* ===== The format as a loop nest ============================================= */
 
-static bool is_float(LyElem e) {
-  return e == LY_ELEM_F16 || e == LY_ELEM_BF16 || e == LY_ELEM_F32 || e == LY_ELEM_F64;
-}
-
 static void map_buffers(const LycSparse *f, Shape *s) {
   LycBufInfo info[LYC_SPARSE_MAX_BUFS];
   int nb = lyc_sparse_buffers(f, info);
@@ -104,7 +100,7 @@ static bool shape_of(const LycSparse *f, Shape *s) {
   }
   s->pbits = f->pos_bits ? f->pos_bits : 64;
   s->cbits = f->crd_bits ? f->crd_bits : 64;
-  s->vmask = is_float(f->value) ? (s->vbits == 64 ? INT64_MAX : (1ULL << (s->vbits - 1)) - 1) : ~0ULL;
+  s->vmask = lyc_sparse_value_mask(f->value);
   map_buffers(f, s);
   return true;
 }

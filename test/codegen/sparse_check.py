@@ -49,6 +49,7 @@ def fail(what):
 
 class Driver:
     def __init__(self, path):
+        self.path = path
         self.p = subprocess.Popen([path, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE)
 
@@ -391,6 +392,61 @@ def hand_vectors(drv):
         same_bytes("loose gaps", drv.to_dense("interp", lc, gap, lc.widths()), d.tobytes())
 
 
+# Which codes of each value type are zero, from the formats' definitions: a
+# signed zero is +0 or -0 (each component of a complex), the FNUZ formats
+# have one zero (their 0x80 is NaN), integers one.
+CODE_TYPES = {"f8E4M3FN": (8, "signed"), "f8E5M2": (8, "signed"), "f8E4M3FNUZ": (8, "one"),
+              "f8E5M2FNUZ": (8, "one"), "f8E4M3B11FNUZ": (8, "one"), "tf32": (32, "signed"),
+              "f16": (16, "signed"), "bf16": (16, "signed"), "f64": (64, "signed"),
+              "complex<f16>": (32, "complex"), "complex<f32>": (64, "complex"), "ui8": (8, "one"),
+              "si16": (16, "one"), "index": (64, "one")}
+
+
+def code_is_zero(kind, bits, c):
+    if kind == "one":
+        return c == 0
+    if kind == "signed":
+        return c & ~(1 << (bits - 1)) == 0
+    h = bits // 2
+    return c & ~(1 << (h - 1)) & ((1 << h) - 1) == 0 and (c >> h) & ~(1 << (h - 1)) == 0
+
+
+def value_codes(drv, rng):
+    """Which values are stored, by type: random codes with every zero and sign pattern mixed in,
+    to CSR on the interpreter and the JIT against the codes' own definitions; complex<f64>
+    (128 bits) and f8E8M0FNU (no zero) are refused."""
+    for dt, (bits, kind) in CODE_TYPES.items():
+        VBITS[dt] = bits
+        rows, cols = 6, 7
+        codes = [int(x) for x in rng.integers(0, 1 << min(bits, 62), rows * cols, dtype=np.int64)]
+        sign = [1 << (bits - 1)] + ([1 << (bits // 2 - 1)] if kind == "complex" else [])
+        specials = [0] + sign + [sum(sign)] + [1 << (bits - 2)]
+        for i in range(0, rows * cols, 2):
+            codes[i] = specials[(i // 2) % len(specials)]
+        keep = [not code_is_zero(kind, bits, c) for c in codes]
+        indptr = [0]
+        for r in range(rows):
+            indptr.append(indptr[-1] + sum(keep[r * cols:(r + 1) * cols]))
+        indices = [i % cols for i in range(rows * cols) if keep[i]]
+        data = b"".join(c.to_bytes(bits // 8, "little") for c, k in zip(codes, keep) if k)
+        dense = b"".join(c.to_bytes(bits // 8, "little") for c in codes)
+        spec = csr(dt, 32, 32, (rows, cols))
+        for mode in ("interp", "jit"):
+            head = drv._ask("from-dense %s %s" % (mode, spec.text), dense)
+            got = drv._buffers(head, spec.widths()) if head[0] == "ok" else " ".join(head[1:])
+            if same_bytes("values %s %s" % (dt, mode), got, [u(indptr, 32), u(indices, 32), data]):
+                same_bytes("values %s %s back" % (dt, mode), drv.to_dense(mode, spec, got, spec.widths()),
+                           b"".join(c.to_bytes(bits // 8, "little") if k else bytes(bits // 8)
+                                    for c, k in zip(codes, keep)))
+    for dt, want in (("complex<f64>", "sparse format: values of complex<f64> are 128 bits; sparse values of "
+                      "at most 64 bits are supported"),
+                     ("f8E8M0FNU", "sparse format: f8E8M0FNU has no zero, so every value would be stored")):
+        spec = csr(dt, 32, 32, (2, 2))
+        got = subprocess.run([drv.path, "check", spec.text], capture_output=True, text=True)
+        if got.returncode != 1 or got.stdout.strip() != "error: " + want:
+            fail("values %s: %r" % (dt, got.stdout))
+
+
 def nonordered(drv):
     """A CSR whose rows are unsorted: read as stored, and sorted by a conversion (SciPy's sort_indices)."""
     spec = Spec("f32", 32, 32, (3, 4), ["i0:dense", "i1:compressed+no"], ["pos", "crd", "val"])
@@ -449,6 +505,7 @@ def main():
         random_case(drv, rng, i, stats)
     structured(drv, rng, max(cases // 20, 10), stats)
     hand_vectors(drv)
+    value_codes(drv, rng)
     nonordered(drv)
     malformed(drv)
     drv.p.stdin.close()

@@ -12,8 +12,8 @@
  * MODE is interp or jit. The answer is "ok N C1..CN" + the buffers (from-dense,
  * convert), "ok" + the dense bytes (to-dense), or "error MESSAGE".
  *
- * SPEC is comma-separated: the value type (f32, f64, f16, bf16, i8, i32,
- * i64), pBITS, cBITS, the dims as AxBxC (0 allowed), then one token per level
+ * SPEC is comma-separated: the value type (any element name: f32, bf16,
+ * f8E4M3FNUZ, complex<f32>, ...), pBITS, cBITS, the dims as AxBxC (0 allowed), then one token per level
  * `iD[/DIV][%MOD]:KIND[+nu][+no][+soa]` with KIND dense, compressed, loose,
  * singleton or nm, and `nmN:M` for n_out_of_m. CSR of 4x6 f32 with 32-bit
  * widths: f32,p32,c32,4x6,i0:dense,i1:compressed. */
@@ -35,15 +35,7 @@ static void on_diag(const LyDiagnostic *d, void *user) {
 
 static LyDiagEngine engine = {.handler = on_diag};
 
-static bool parse_elem(const char *s, LyElem *e) {
-  static const struct { const char *name; LyElem e; } tab[] = {
-      {"f32", LY_ELEM_F32}, {"f64", LY_ELEM_F64}, {"f16", LY_ELEM_F16}, {"bf16", LY_ELEM_BF16},
-      {"i8", LY_ELEM_I8},   {"i16", LY_ELEM_I16}, {"i32", LY_ELEM_I32}, {"i64", LY_ELEM_I64}};
-  for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
-    if (!strcmp(s, tab[i].name))
-      return *e = tab[i].e, true;
-  return false;
-}
+static bool parse_elem(const char *s, LyElem *e) { return lyElemFromName(s, strlen(s), e) != 0; }
 
 static bool parse_level(LycSparse *f, char *tok) {
   int l = f->lvl_rank++;
