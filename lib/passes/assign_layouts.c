@@ -1315,6 +1315,8 @@ static LyStatus assign_func(LyirModule *m, LyirFunc *f, unsigned flags) {
 
 LyStatus lypass_assign_layouts(LyirModule *m, unsigned flags) {
   for (LyirFunc *f = m->first; f; f = f->next) {
+    if (f->decl)
+      continue; /* a declaration's signature belongs to its definition, elsewhere */
     LyStatus st = assign_func(m, f, flags);
     if (st != LY_OK)
       return st;

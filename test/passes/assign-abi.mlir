@@ -23,3 +23,20 @@ func.func @free(%a: tensor<3x5xf32, any>) -> tensor<5x7xf32, any> {
   %0 = "layout.op"(%a) {name = "f"} : (tensor<3x5xf32, any>) -> tensor<5x7xf32, any>
   "func.return"(%0) : (tensor<5x7xf32, any>) -> ()
 }
+
+// A declaration's signature belongs to its definition, elsewhere: the pass
+// leaves it as written, `any` included (docs/ir.md), and both its arguments
+// and its results stay as declared.
+// CHECK-LABEL: func.func private @external(tensor<4xf32, any>, tensor<4xf32, any>) -> tensor<4xf32, any>
+// CHECK-LABEL: func.func @after(%x: tensor<4xf32>)
+func.func private @external(tensor<4xf32, any>, tensor<4xf32, any>) -> tensor<4xf32, any>
+func.func @after(%x: tensor<4xf32, any>) -> tensor<4xf32, any> {
+  "func.return"(%x) : (tensor<4xf32, any>) -> ()
+}
+
+// A dialect type may spell `any` inside it: it is not a tensor layout and is
+// left alone, while the tensor beside it is chosen.
+// CHECK-LABEL: func.func @dialect(%m: memref<4xf32, any>, %x: tensor<4xf32>) -> tensor<4xf32>
+func.func @dialect(%m: memref<4xf32, any>, %x: tensor<4xf32, any>) -> tensor<4xf32, any> {
+  "func.return"(%x) : (tensor<4xf32, any>) -> ()
+}
