@@ -133,11 +133,12 @@ again:
     "#layout.general" { set_loc(p, loc); return LYT_M_GENERAL; }
     "#layout.memspace" { set_loc(p, loc); return LYT_M_MEMSPACE; }
     "#layout.opaque" { set_loc(p, loc); return LYT_M_OPAQUE; }
+    "#layout.morton" { set_loc(p, loc); return LYT_M_MORTON; }
     "#sparse_tensor.encoding" { set_loc(p, loc); return LYT_M_SPARSE; }
     "#layout." ident {
       set_loc(p, loc);
       lyp_error(p, tok_loc(p), "unknown layout attribute '%.*s' (expected #layout.any, #layout.tag, "
-                "#layout.tiled, #layout.strided, #layout.general, #layout.opaque or #layout.memspace)",
+                "#layout.tiled, #layout.strided, #layout.general, #layout.opaque, #layout.morton or #layout.memspace)",
                 (int)(p->cur - p->tok) > 40 ? 40 : (int)(p->cur - p->tok), p->tok);
       p->lex_error = true;
       return LYT_LYT_UNDEF;

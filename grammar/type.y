@@ -66,7 +66,7 @@ static bool level_prop(LyParser *p, const char *s, int len, LYT_LTYPE l);
 %token FLOORDIV "'floordiv'" MOD "'mod'" X "'x'" OPAQUE "'opaque'"
 %token M_ANY "'#layout.any'" M_TAG "'#layout.tag'" M_TILED "'#layout.tiled'" M_STRIDED "'#layout.strided'"
 %token M_GENERAL "'#layout.general'" M_MEMSPACE "'#layout.memspace'" M_OPAQUE "'#layout.opaque'"
-%token M_SPARSE "'#sparse_tensor.encoding'"
+%token M_SPARSE "'#sparse_tensor.encoding'" M_MORTON "'#layout.morton'"
 %token <str> ALIAS "attribute alias"
 %token AFFINE_MAP "'affine_map'" CEILDIV "'ceildiv'" ARROW "'->'"
 
@@ -220,6 +220,7 @@ tiled_order: '<' perm_opt '>'
 
 /* docs/ir.md §5: the MLIR form, #layout.K<body[, memspace<..>]>. */
 mlir_attr: M_ANY { CHECK(begin_layout(p, LYS_ANY, @1)); } any_tail
+         | M_MORTON { CHECK(begin_layout(p, LYS_MORTON, @1)); } any_tail
          | M_TAG { CHECK(begin_layout(p, LYS_TAG, @1)); } '<' STRING
            { p->ast.spec.tag = $4.s; p->ast.spec.tag_len = (size_t)$4.len; } mlir_tail '>'
          | M_OPAQUE { CHECK(begin_layout(p, LYS_OPAQUE, @1)); } '<' STRING
@@ -745,6 +746,8 @@ static bool begin_short(LyParser *p, const char *s, int len, LYT_LTYPE l) {
   static const struct { const char *name; int kind, rank; } forms[] = {
       {"csr", LYE_SPARSE, 1}, {"coo", LYE_SPARSE, 2}, {"packed", LYE_PACKED, 0},
       {"grouped", LYE_GROUPED, 0}, {"host_scalar", LYE_HOST_SCALAR, 0}};
+  if (word_is(s, len, "morton")) /* Z-order: no parameters */
+    return begin_layout(p, LYS_MORTON, l);
   for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
     if (word_is(s, len, forms[i].name)) {
       if (!begin_layout(p, LYS_ENCODING, l))
@@ -754,7 +757,7 @@ static bool begin_short(LyParser *p, const char *s, int len, LYT_LTYPE l) {
       return true;
     }
   lyp_error(p, L(l), "unknown layout '%.*s' (expected a format tag in quotes, tiled_layout, strided, layout, "
-            "affine_map, any, opaque, csr, coo, packed, grouped or host_scalar)", len > 32 ? 32 : len, s);
+            "affine_map, any, opaque, morton, csr, coo, packed, grouped or host_scalar)", len > 32 ? 32 : len, s);
   return false;
 }
 
@@ -792,6 +795,10 @@ static unsigned entry_key(LyParser *p, bool mlir, const char *k, int len) {
 static bool enc_entry(LyParser *p, bool mlir, const char *k, int klen, int64_t v, const char *e, int elen,
                       LYT_LTYPE kl, LYT_LTYPE vl) {
   LySpec *sp = &p->ast.spec;
+  if (sp->kind == LYS_MORTON) {
+    lyp_error(p, L(kl), "morton takes no parameters (the Morton order of the dims, each padded to a power of two)");
+    return false;
+  }
   unsigned key = entry_key(p, mlir, k, klen);
   if (!key) {
     lyp_error(p, L(kl), "unknown key '%.*s' here", klen > 32 ? 32 : klen, k);

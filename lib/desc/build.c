@@ -1058,6 +1058,17 @@ const LyTypeImpl *lyd_build(LyCtx *ctx, const LyTypeAst *a) {
     case LYS_ENCODING:
       ok = lyd_enc_build(ctx, a, &t, &b.scratch);
       break;
+    case LYS_MORTON:
+      /* Z-order (docs/language.md): on dynamic dims kept as spelled, like a
+       * tiling, until the dims are known. */
+      if (has_dynamic_dim(a)) {
+        t.kind = LYD_SYMBOLIC;
+        t.symbolic = "morton";
+      } else if ((t.ndigits = lyd_morton_digits(a->rank, a->dims, g, &t.alloc)) < 0) {
+        error_at(&b, s->loc, "the Morton order of these dims needs more than 62 bits of offset");
+        ok = false;
+      }
+      break;
     case LYS_OPAQUE: {
       /* A layout layoutc does not interpret (the RFC's "intel-mkl"): kept by
        * name, equal by name; geometry queries and relayouts refuse it. */

@@ -915,6 +915,30 @@ int lyd_row_major_digits(int rank, const int64_t *dims, LyDigit *out, int64_t *a
   return rank;
 }
 
+int lyd_morton_digits(int rank, const int64_t *dims, LyDigit *out, int64_t *alloc) {
+  int bits[LY_MAX_RANK], most = 0, n = 0, pos = 0;
+  for (int d = 0; d < rank; d++) { /* each dim padded to a power of two */
+    bits[d] = 0;
+    while (bits[d] < 62 && ((int64_t)1 << bits[d]) < dims[d])
+      bits[d]++;
+    most = bits[d] > most ? bits[d] : most;
+  }
+  for (int k = 0; k < most; k++) /* bit k of every dim, the last dim lowest */
+    for (int d = rank - 1; d >= 0; d--) {
+      if (k >= bits[d])
+        continue;
+      if (pos >= 62 || n == LY_MAX_DIGITS)
+        return -1;
+      bool top = k == bits[d] - 1;
+      out[n++] = (LyDigit){.stride = (int64_t)1 << pos++, .div = (int64_t)1 << k, .ext = 2, .wrap = !top, .dim = d};
+    }
+  bool empty = false;
+  for (int d = 0; d < rank; d++)
+    empty = empty || dims[d] == 0;
+  *alloc = empty ? 0 : (int64_t)1 << pos;
+  return empty ? 0 : n;
+}
+
 bool lyd_is_static(const LyTypeImpl *t) {
   if (t->kind != LYD_DIGITS || t->base == LY_DYNAMIC || t->alloc == LY_DYNAMIC)
     return false;

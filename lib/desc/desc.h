@@ -131,7 +131,7 @@ static inline LyType lyd_wrap(const LyTypeImpl *t) { return (LyType){t}; }
 /* --- Layout spellings (what the parser produces) --------------------------- */
 
 typedef enum {
-  LYS_NONE, LYS_ANY, LYS_TILED, LYS_STRIDED, LYS_TAG, LYS_GENERAL, LYS_OPAQUE, LYS_AFFINE, LYS_ENCODING
+  LYS_NONE, LYS_ANY, LYS_TILED, LYS_STRIDED, LYS_TAG, LYS_GENERAL, LYS_OPAQUE, LYS_AFFINE, LYS_ENCODING, LYS_MORTON
 } LySpecKind;
 
 typedef struct {
@@ -322,6 +322,10 @@ void lyd_print_mlir(const LyTypeImpl *t, LyBuf *out);
 
 /* Row-major digits for the dims (shared by lowering and printing). */
 int lyd_row_major_digits(int rank, const int64_t *dims, LyDigit *out, int64_t *alloc);
+/* The Morton (Z-order) digits of static dims: each dim padded to a power of
+ * two, the bits of the indices interleaved from the lowest, the last dim
+ * lowest in each round (a dim out of bits drops out); -1 past 62 bits. */
+int lyd_morton_digits(int rank, const int64_t *dims, LyDigit *out, int64_t *alloc);
 
 /* Format tags: parses a tag string for a rank into an outer order and inner
  * blocks; on error sets *err_col (0-based within the tag) and a message. */

@@ -296,92 +296,147 @@ static bool tiled_matches(const LyTypeImpl *t, const LySpec *s) {
 
 /* Builds an XLA tiling piece by piece from the digits in memory order
  * (descending stride), for layouts the one- and two-tile reading misses
- * (three tiles, blocks of blocks, dims smaller than their tile). A piece is
- * a digit with its slot (the stride gap above it) or a gap (padding no digit
- * explains: a tile of a dim whose count is 1). The first `pre` pieces are
- * the count dims, in permutation order (each the top digit of its dim; a dim
- * with none there has count 1 and goes first); every later piece is
- * appended by one tile that splits it, with its dim's lower pieces, off the
- * dim that holds them: tile size = the product of their slots. */
+ * (three tiles, blocks of blocks, dims smaller than their tile, a dim's low
+ * digit above its high one). A piece is a digit with its slot (the stride
+ * gap above it) or a gap (padding no digit explains: a tile of a place whose
+ * count is 1).
+ *
+ * Tiling keeps each count in its place and appends the within-tile dims, so
+ * the places of the final shape are, in memory order: the permuted logical
+ * dims (each holding its dim's top digit, or gone when its count is 1), then
+ * the within dims in the order the tiles made them. Each place holds a
+ * contiguous range of its dim's digits, [lo, hi) in units of the dim's index.
+ * The first `pre` pieces are the permuted dims' places; every later piece is
+ * made by one tile that splits the place holding its digit at the digit's
+ * top: the within keeps [lo, top), the digits under the piece that come
+ * later in memory and are split off it in turn, and the count keeps
+ * [top, hi). So each later piece is one tile, its size the product of the
+ * slots of the piece and of the digits under it in that place. */
 typedef struct {
   int dim; /* -1: a gap */
   int64_t slot;
   int64_t ext; /* a block padded to its slot by a later tile: its extent, else 0 */
+  int64_t div; /* the digit's divisor */
+  int64_t top; /* div * its extent when it wraps; INT64_MAX for a dim's top digit */
 } Piece;
 
-/* Appends a tile of size `size` on the place `at` (1 on every later place). */
-static bool add_tile(LySpec *s, int at, int64_t size, int *cur) {
-  int kt = *cur - at;
-  if (s->ntiles == LY_MAX_TILES || kt > LY_MAX_RANK)
-    return false;
+typedef struct {
+  int dim, at;    /* logical dim, position in the current shape */
+  int64_t lo, hi; /* the digits it holds, [lo, hi) */
+} Place;
+
+/* The tiles being built. A split of the place at position `at` joins the
+ * last tile when that tile covers the place and its earlier splits are at
+ * lower positions (their withins then come first, as memory order wants);
+ * otherwise it starts a tile of rank cur - at, 1 on every later place. Joining
+ * keeps the tiles few and their ranks low. */
+typedef struct {
+  LySpec *s;
+  int cur;  /* rank of the shape so far */
+  bool open;
+  int at0;  /* the last tile's first place, */
+  int base; /* the rank before it, */
+  int last; /* and its last split place */
+} Tiler;
+
+/* Splits the place at `at` by `size`; the within's position, -1 past the limits. */
+static int split(Tiler *T, int at, int64_t size) {
+  LySpec *s = T->s;
+  if (T->open && at > T->last && at < T->base) {
+    s->tiles[s->ntiles - 1].size[at - T->at0] = size;
+    T->last = at;
+    return T->base + (at - T->at0);
+  }
+  int kt = T->cur - at;
+  if (s->ntiles == LY_MAX_TILES || kt > LY_MAX_RANK) /* the shape's rank: lyd_tiled_digits checks it */
+    return -1;
   LyTile *tl = &s->tiles[s->ntiles++];
   tl->n = kt;
   tl->size[0] = size;
   for (int j = 1; j < kt; j++)
     tl->size[j] = 1;
-  *cur += kt;
-  return true;
+  T->open = true, T->at0 = at, T->base = T->cur, T->last = at;
+  T->cur += kt;
+  return T->base;
 }
 
-static bool pieces_spec(const LyTypeImpl *t, const Piece *P, int n, int pre, LySpec *s) {
-  int r = t->rank, pos[LY_MAX_RANK], np = 0, cur = r;
-  bool in_pre[LY_MAX_RANK] = {0}, seen[LY_MAX_RANK] = {0}, has[LY_MAX_RANK] = {0};
+static bool pieces_spec(const LyTypeImpl *t, const Piece *P, int n, int pre, bool ones_first, LySpec *s) {
+  int r = t->rank, np = 0, nplaces = 0;
+  Tiler T = {.s = s, .cur = r};
+  Place pl[LY_MAX_RANK + 2 * LY_MAX_DIGITS + 2];
+  bool in_pre[LY_MAX_RANK] = {0}, top_left[LY_MAX_RANK] = {0};
   for (int k = 0; k < n; k++)
-    if (P[k].dim >= 0)
-      has[P[k].dim] = true;
+    if (P[k].dim >= 0 && P[k].top == INT64_MAX)
+      top_left[P[k].dim] = true;
   for (int k = 0; k < pre; k++) {
-    if (P[k].dim < 0 || in_pre[P[k].dim])
-      return false;
+    if (P[k].dim < 0 || in_pre[P[k].dim] || P[k].top != INT64_MAX)
+      return false; /* a permuted dim's place holds its top digit */
     in_pre[P[k].dim] = true;
   }
   memset(s, 0, sizeof *s);
   s->kind = LYS_TILED;
   s->nperm = r;
-  for (int d = 0; d < r; d++)
-    if (!in_pre[d])
-      pos[d] = np, s->perm[np++] = d;
-  for (int k = 0; k < pre; k++)
-    pos[P[k].dim] = np, s->perm[np++] = P[k].dim, seen[P[k].dim] = true;
+  /* The dims whose count is 1 (their places vanish) go before or after the
+   * others: after keeps the tiles' ranks low, before is what some tilings need. */
+  int initial[LY_MAX_RANK]; /* each dim's permuted place */
+  for (int pass = 0; pass < 3; pass++) {
+    if (pass == (ones_first ? 1 : 0))
+      continue;
+    if (pass == 1) {
+      for (int k = 0; k < pre; k++)
+        initial[P[k].dim] = nplaces, pl[nplaces++] = (Place){P[k].dim, np, 1, INT64_MAX},
+        s->perm[np++] = P[k].dim, top_left[P[k].dim] = false;
+      continue;
+    }
+    for (int d = 0; d < r; d++)
+      if (!in_pre[d])
+        initial[d] = nplaces, pl[nplaces++] = (Place){d, np, 1, INT64_MAX}, s->perm[np++] = d;
+  }
   for (int k = pre; k < n; k++) {
-    int d = P[k].dim, at = 0;
+    int d = P[k].dim, at = -1;
     int64_t size = 1, lower = 1;
     if (d >= 0) {
-      for (int q = k + 1; q < n; q++)
-        if (P[q].dim == d && !ly_mul(lower, P[q].slot, &lower))
+      int q = 0;
+      while (q < nplaces && !(pl[q].dim == d && pl[q].lo <= P[k].div && P[k].div < pl[q].hi))
+        q++;
+      if (q == nplaces)
+        return false;
+      for (int j = 0; j < n; j++) { /* the digits under it in its place come later and go with it */
+        if (P[j].dim != d || j == k || P[j].div < pl[q].lo || P[j].div >= P[k].div)
+          continue;
+        if (j < k || !ly_mul(lower, P[j].ext ? P[j].ext : P[j].slot, &lower)) /* a padded block is split at its extent */
           return false;
-      at = pos[d];
+      }
+      at = pl[q].at;
       /* a padded block: split at its extent, then tile that by its slot */
       if (P[k].ext) {
-        int first = cur;
-        if (!ly_mul(P[k].ext, lower, &size) || !add_tile(s, at, size, &cur))
+        if (!ly_mul(P[k].ext, lower, &size) || (at = split(&T, at, size)) < 0)
           return false;
-        at = first;
+        T.open = false; /* the next split is of the new within: a tile of its own */
       }
-      if (!ly_mul(P[k].slot, lower, &size))
+      if (!ly_mul(P[k].slot, lower, &size) || (at = split(&T, at, size)) < 0)
         return false;
-    } else { /* a gap: the count-1 place of a dim outside the prefix */
-      int e = 0;
-      while (e < r && (in_pre[e] || (has[e] && !seen[e])))
-        e++;
-      if (e == r)
+      pl[nplaces++] = (Place){d, at, pl[q].lo, P[k].top};
+      pl[q].lo = P[k].top; /* the count keeps what is above */
+      if (P[k].top == INT64_MAX)
+        top_left[d] = false;
+    } else { /* a gap: a tile of a permuted dim's place once its count is 1 */
+      for (int e = 0; e < r && at < 0; e++)
+        if (!in_pre[e] && !top_left[e])
+          at = pl[initial[e]].at;
+      if (at < 0 || split(&T, at, P[k].slot) < 0)
         return false;
-      size = P[k].slot;
-      for (int j = 0; j < np; j++)
-        if (s->perm[j] == e)
-          at = j;
     }
-    int before = cur;
-    if (!add_tile(s, at, size, &cur))
-      return false;
-    if (d >= 0)
-      pos[d] = before, seen[d] = true;
   }
   return true;
 }
 
-/* The pieces of t in memory order; false when the strides do not nest. */
-static int tiled_pieces(const LyTypeImpl *t, bool pad, Piece *P) {
-  int n = t->ndigits, m = 0;
+/* The pieces of t in memory order; -1 when the strides do not nest. Padding
+ * above a block is either a gap or the block's own (padded by a later tile):
+ * bit j of `pad` chooses the block's own for the j-th such block; *npadded
+ * counts them. */
+static int tiled_pieces(const LyTypeImpl *t, unsigned pad, Piece *P, int *npadded) {
+  int n = t->ndigits, m = 0, j = 0;
   const LyDigit *D[LY_MAX_DIGITS];
   for (int k = 0; k < n; k++)
     if ((D[k] = &t->digits[k])->stride <= 0)
@@ -392,18 +447,23 @@ static int tiled_pieces(const LyTypeImpl *t, bool pad, Piece *P) {
     if (above % D[k]->stride)
       return -1;
     int64_t slot = above / D[k]->stride;
-    int64_t ext = 0;
-    if (D[k]->wrap && k > 0 && slot > D[k]->ext) { /* a block padded by a later tile, or a gap above it */
-      if (pad || slot % D[k]->ext)
+    int64_t ext = 0, top = INT64_MAX;
+    if (D[k]->wrap && !ly_mul(D[k]->div, D[k]->ext, &top))
+      return -1;
+    if (D[k]->wrap && slot > D[k]->ext) { /* a block padded by a later tile, or a gap above it */
+      bool own = slot % D[k]->ext || (j < 31 && pad >> j & 1);
+      j++;
+      if (own)
         ext = D[k]->ext;
       else
-        P[m++] = (Piece){-1, slot / D[k]->ext, 0}, slot = D[k]->ext;
+        P[m++] = (Piece){-1, slot / D[k]->ext, 0, 0, 0}, slot = D[k]->ext;
     }
-    P[m++] = (Piece){D[k]->dim, slot, ext};
+    P[m++] = (Piece){D[k]->dim, slot, ext, D[k]->div, top};
     above = D[k]->stride;
   }
   if (above > 1)
-    P[m++] = (Piece){-1, above, 0};
+    P[m++] = (Piece){-1, above, 0, 0, 0};
+  *npadded = j;
   return m;
 }
 
@@ -411,17 +471,33 @@ static bool try_tiled_pieces(const LyTypeImpl *t, LyBuf *out) {
   Piece P[2 * LY_MAX_DIGITS + 1];
   if (t->rank == 0 || t->base != 0 || !all_simple(t) || t->alloc <= 0)
     return false;
-  for (int pad = 0; pad < 2; pad++) { /* padding above a block: a gap, else the block's own */
-    int n = tiled_pieces(t, pad, P);
+  int npadded = 0;
+  for (unsigned pad = 0; pad < 1u << (npadded < 6 ? npadded : 6); pad++) {
+    int n = tiled_pieces(t, pad, P, &npadded);
     for (int pre = t->rank < n ? t->rank : n; pre >= 0; pre--) {
-      LySpec s;
-      if (pieces_spec(t, P, n, pre, &s) && tiled_matches(t, &s)) {
-        print_tiled(&s, out);
-        return true;
+      for (int ones_first = 0; ones_first < 2; ones_first++) {
+        LySpec s;
+        if (pieces_spec(t, P, n, pre, ones_first, &s) && tiled_matches(t, &s)) {
+          print_tiled(&s, out);
+          return true;
+        }
       }
     }
   }
   return false;
+}
+
+/* The Morton order of the dims (the `morton` spelling), when it is not
+ * row-major: a Z-order names itself better than the tiling or tag that
+ * also spells it. */
+static bool try_morton(const LyTypeImpl *t, LyBuf *out) {
+  LyDigit g[LY_MAX_DIGITS];
+  int64_t alloc;
+  int n = lyd_morton_digits(t->rank, t->dims, g, &alloc);
+  if (t->base != 0 || n < 0 || !same_digits(t, g, n, alloc))
+    return false;
+  ly_buf_puts(out, "morton");
+  return true;
 }
 
 static bool try_row_major(const LyTypeImpl *t) {
@@ -539,7 +615,7 @@ void lyd_print_layout(const LyTypeImpl *t, LyBuf *out) {
     break;
   }
   if (lyd_is_static(t)) {
-    if (try_row_major(t) || try_tag(t, out) || try_tiled(t, out) || try_tiled_pieces(t, out))
+    if (try_row_major(t) || try_morton(t, out) || try_tag(t, out) || try_tiled(t, out) || try_tiled_pieces(t, out))
       return;
   }
   if (try_strided(t, out))

@@ -53,7 +53,7 @@ func.func @slice_across_blocks(%a: tensor<2x32x3x3xf32, "nChw16c">) -> tensor<2x
 // stride per dim), as in SPEC §3.3's reference vectors: 4x6 [1,4] -> 24 and
 // 2x3x4 [24,4,1] -> 6x4 need a copy; 4x6 [12,1] -> 2x2x6 does not.
 // CHECK-LABEL: func.func @strided_vectors(
-// CHECK-NEXT:    %0 = "layout.view"(%cm) : (tensor<4x6xf32, "ba">) -> tensor<24xf32, layout<
+// CHECK-NEXT:    %0 = "layout.view"(%cm) : (tensor<4x6xf32, "ba">) -> tensor<24xf32, tiled_layout<<0>,(6),(4,1)>>
 // STRIDED-LABEL: func.func @strided_vectors(
 // STRIDED-NEXT:    %0 = "layout.relayout"(%cm) : (tensor<4x6xf32, "ba">) -> tensor<4x6xf32>
 // STRIDED-NEXT:    %1 = "layout.view"(%0) : (tensor<4x6xf32>) -> tensor<24xf32>

@@ -70,7 +70,7 @@ func.func @split_block(%a: tensor<2x32x4x5xf32, "nChw16c">) -> tensor<2x2x16x4x5
 // canonical spelling is "acdb"): the joined dim has digits c:8 (stride 1)
 // and h*4+w:12 (stride 8), i.e. h stride 32 and w stride 8.
 // CHECK-LABEL: func.func @join_block(
-// CHECK-NEXT:    %0 = "layout.view"(%a) : (tensor<2x8x3x4xf32, "acdb">) -> tensor<2x96xf32, layout<[(d0) * 96, (d1) mod 12 * 8, (d1) floordiv 12 * 1], size: 192>>
+// CHECK-NEXT:    %0 = "layout.view"(%a) : (tensor<2x8x3x4xf32, "acdb">) -> tensor<2x96xf32, tiled_layout<<0,1>,(12),(8,1)>>
 func.func @join_block(%a: tensor<2x8x3x4xf32, "aBcd8b">) -> tensor<2x96xf32, any> {
   %0 = "layout.reshape"(%a) : (tensor<2x8x3x4xf32, "aBcd8b">) -> tensor<2x96xf32, any>
   "func.return"(%0) : (tensor<2x96xf32, any>) -> ()
@@ -80,7 +80,7 @@ func.func @join_block(%a: tensor<2x8x3x4xf32, "aBcd8b">) -> tensor<2x96xf32, any
 // view with two digits on one dim (with --strided-views it is a relayout,
 // see legalize-relayout.mlir).
 // CHECK-LABEL: func.func @column_major_flatten(
-// CHECK-NEXT:    %0 = "layout.view"(%a) : (tensor<4x6xf32, "ba">) -> tensor<24xf32, layout<[(d0) mod 6 * 4, (d0) floordiv 6 * 1], size: 24>>
+// CHECK-NEXT:    %0 = "layout.view"(%a) : (tensor<4x6xf32, "ba">) -> tensor<24xf32, tiled_layout<<0>,(6),(4,1)>>
 func.func @column_major_flatten(%a: tensor<4x6xf32, strided<[1,4]>>) -> tensor<24xf32, any> {
   %0 = "layout.reshape"(%a) : (tensor<4x6xf32, strided<[1,4]>>) -> tensor<24xf32, any>
   "func.return"(%0) : (tensor<24xf32, any>) -> ()

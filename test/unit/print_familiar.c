@@ -171,6 +171,30 @@ static void tiled_case(bool strict) {
   check(b, true, strict);
 }
 
+/* Tilings and digit views the printer once wrote in the general form: a dim's low digit above its
+ * high one, blocks padded by a later tile, dims smaller than their tiles, a count of 1 tiled
+ * again, an XLA reshape view (2x96, 24) and the RFC's spelling. Each must print in a familiar
+ * form (strict). */
+static const char *const rebuilt[] = {
+    "tensor<1x128x4xf32, tiled_layout<<0,2,1>,(4),(128,2)>>",
+    "tensor<256x24xf32, tiled_layout<<1,0>,(4,16),(128,128,4)>>",
+    "tensor<5x128x8xf32, tiled_layout<<2,1,0>,(1),(2,2,4,8)>>",
+    "tensor<256x1x128xf32, tiled_layout<<2,1,0>,(4,16,128),(16,8,16)>>",
+    "tensor<3x200x5xf32, tiled_layout<<2,0,1>,(16,128,16),(16,8,16,8)>>",
+    "tensor<128x3x200xf32, tiled_layout<<2,0,1>,(2),(128,8,16,16)>>",
+    "tensor<128x128x4xf32, tiled_layout<<0,2,1>,(8,4),(1,128,2,2)>>",
+    "tensor<256xf32, tiled_layout<<0>,(128),(4,1)>>",
+    "tensor<5x128x16xf32, tiled_layout<<1,2,0>,(2,4),(4,8,128)>>",
+    "tensor<24x200x5xf32, tiled_layout<<0,1,2>,(4),(4,1)>>",
+    "tensor<3x128xf32, tiled_layout<<0,1>,(4),(2,128,1)>>",
+    "tensor<128x256x8xf32, tiled_layout<<0,1,2>,(8,4,8),(16,2,2,2)>>",
+    "tensor<200x3x8xf32, tiled_layout<<0,1,2>,(8,128,16),(8,128,2,4)>>",
+    "tensor<12x6x12xf32, tiled_layout<<1,0,2>,(16),(2),(3)>>",
+    "tensor<2x96xf32, layout<[(d0) * 96, (d1) mod 12 * 8, (d1) floordiv 12 * 1], size: 192>>",
+    "tensor<24xf32, layout<[(d0) mod 6 * 4, (d0) floordiv 6 * 1], size: 24>>",
+    "tensor<16x256xbf16, tiled_layout<{0, 1}, (128), (2,1), 2>>",
+};
+
 static void handler(const LyDiagnostic *d, void *user) {
   (void)d, (void)user;
 }
@@ -189,6 +213,8 @@ int main(int argc, char **argv) {
     for (int mode = 0; mode < 3; mode++)
       for (int r = 0; r < 3; r++)
         tag_case(tags[i], mode);
+  for (size_t i = 0; i < sizeof rebuilt / sizeof *rebuilt; i++)
+    check(rebuilt[i], true, true);
   for (int i = 0; i < cases; i++)
     tiled_case(true);
   for (int i = 0; i < cases; i++)
