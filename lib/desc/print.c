@@ -380,7 +380,7 @@ static bool pieces_spec(const LyTypeImpl *t, const Piece *P, int n, int pre, boo
    * others: after keeps the tiles' ranks low, before is what some tilings need. */
   int initial[LY_MAX_RANK]; /* each dim's permuted place */
   for (int pass = 0; pass < 3; pass++) {
-    if (pass == (ones_first ? 1 : 0))
+    if (pass == (ones_first ? 2 : 0))
       continue;
     if (pass == 1) {
       for (int k = 0; k < pre; k++)
