@@ -360,6 +360,26 @@ static int split(Tiler *T, int at, int64_t size) {
   return T->base;
 }
 
+/* The place holding piece k's digit, and the product of the digits under it
+ * there (each a later piece: it is split off the within in turn; a padded
+ * block counts its extent, at which it is split); -1 when there is none or
+ * a digit under it came earlier. */
+static int holder(const Piece *P, int n, int k, const Place *pl, int nplaces, int64_t *lower) {
+  int d = P[k].dim, q = 0;
+  while (q < nplaces && !(pl[q].dim == d && pl[q].lo <= P[k].div && P[k].div < pl[q].hi))
+    q++;
+  if (q == nplaces)
+    return -1;
+  *lower = 1;
+  for (int j = 0; j < n; j++) {
+    if (P[j].dim != d || j == k || P[j].div < pl[q].lo || P[j].div >= P[k].div)
+      continue;
+    if (j < k || !ly_mul(*lower, P[j].ext ? P[j].ext : P[j].slot, lower))
+      return -1;
+  }
+  return q;
+}
+
 static bool pieces_spec(const LyTypeImpl *t, const Piece *P, int n, int pre, bool ones_first, LySpec *s) {
   int r = t->rank, np = 0, nplaces = 0;
   Tiler T = {.s = s, .cur = r};
@@ -394,39 +414,43 @@ static bool pieces_spec(const LyTypeImpl *t, const Piece *P, int n, int pre, boo
   }
   for (int k = pre; k < n; k++) {
     int d = P[k].dim, at = -1;
-    int64_t size = 1, lower = 1;
-    if (d >= 0) {
-      int q = 0;
-      while (q < nplaces && !(pl[q].dim == d && pl[q].lo <= P[k].div && P[k].div < pl[q].hi))
-        q++;
-      if (q == nplaces)
-        return false;
-      for (int j = 0; j < n; j++) { /* the digits under it in its place come later and go with it */
-        if (P[j].dim != d || j == k || P[j].div < pl[q].lo || P[j].div >= P[k].div)
-          continue;
-        if (j < k || !ly_mul(lower, P[j].ext ? P[j].ext : P[j].slot, &lower)) /* a padded block is split at its extent */
-          return false;
-      }
-      at = pl[q].at;
-      /* a padded block: split at its extent, then tile that by its slot */
-      if (P[k].ext) {
-        if (!ly_mul(P[k].ext, lower, &size) || (at = split(&T, at, size)) < 0)
-          return false;
-        T.open = false; /* the next split is of the new within: a tile of its own */
-      }
-      if (!ly_mul(P[k].slot, lower, &size) || (at = split(&T, at, size)) < 0)
-        return false;
-      pl[nplaces++] = (Place){d, at, pl[q].lo, P[k].top};
-      pl[q].lo = P[k].top; /* the count keeps what is above */
-      if (P[k].top == INT64_MAX)
-        top_left[d] = false;
-    } else { /* a gap: a tile of a permuted dim's place once its count is 1 */
+    if (d < 0) { /* a gap: a tile of a permuted dim's place once its count is 1 */
       for (int e = 0; e < r && at < 0; e++)
         if (!in_pre[e] && !top_left[e])
           at = pl[initial[e]].at;
       if (at < 0 || split(&T, at, P[k].slot) < 0)
         return false;
+      continue;
     }
+    /* A run of padded blocks of distinct dims: each is split at its extent,
+     * then tiled by its slot; the extents share one tile, the slots the next. */
+    int k2 = k + 1;
+    if (P[k].ext) {
+      bool used[LY_MAX_RANK] = {0};
+      used[d] = true;
+      while (k2 < n && P[k2].dim >= 0 && P[k2].ext && !used[P[k2].dim])
+        used[P[k2++].dim] = true;
+    }
+    int q[LY_MAX_RANK], pos[LY_MAX_RANK];
+    int64_t lower[LY_MAX_RANK], size;
+    for (int j = k; j < k2; j++) {
+      int i = j - k;
+      if ((q[i] = holder(P, n, j, pl, nplaces, &lower[i])) < 0)
+        return false;
+      pos[i] = pl[q[i]].at;
+      if (P[j].ext && (!ly_mul(P[j].ext, lower[i], &size) || (pos[i] = split(&T, pos[i], size)) < 0))
+        return false;
+    }
+    for (int j = k; j < k2; j++) {
+      int i = j - k;
+      if (!ly_mul(P[j].slot, lower[i], &size) || (at = split(&T, pos[i], size)) < 0)
+        return false;
+      pl[nplaces++] = (Place){P[j].dim, at, pl[q[i]].lo, P[j].top};
+      pl[q[i]].lo = P[j].top; /* the count keeps what is above */
+      if (P[j].top == INT64_MAX)
+        top_left[P[j].dim] = false;
+    }
+    k = k2 - 1;
   }
   return true;
 }

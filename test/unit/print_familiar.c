@@ -173,8 +173,8 @@ static void tiled_case(bool strict) {
 
 /* Tilings and digit views the printer once wrote in the general form: a dim's low digit above its
  * high one, blocks padded by a later tile, dims smaller than their tiles, a count of 1 tiled
- * again, an XLA reshape view (2x96, 24) and the RFC's spelling. Each must print in a familiar
- * form (strict). */
+ * again, an XLA reshape view (2x96, 24), the RFC's spelling, and blocks of 2 padded to 3 in every
+ * dim at once. Each must print in a familiar form (strict). */
 static const char *const rebuilt[] = {
     "tensor<1x128x4xf32, tiled_layout<<0,2,1>,(4),(128,2)>>",
     "tensor<256x24xf32, tiled_layout<<1,0>,(4,16),(128,128,4)>>",
@@ -193,6 +193,8 @@ static const char *const rebuilt[] = {
     "tensor<2x96xf32, layout<[(d0) * 96, (d1) mod 12 * 8, (d1) floordiv 12 * 1], size: 192>>",
     "tensor<24xf32, layout<[(d0) mod 6 * 4, (d0) floordiv 6 * 1], size: 24>>",
     "tensor<16x256xbf16, tiled_layout<{0, 1}, (128), (2,1), 2>>",
+    "tensor<3x3x3x3x3x3xf32, tiled_layout<<0,1,2,3,4,5>,(2,2,2,2,2,2),(3,3,3,3,3,3,3,3,3,3,3,3)>>",
+    "tensor<5x5x5x5x3xf32, tiled_layout<<0,1,2,3,4>,(2,2,2,2,2),(3,3,3,3,3)>>",
 };
 
 static void handler(const LyDiagnostic *d, void *user) {
