@@ -34,9 +34,9 @@ func.func @after(%x: tensor<4xf32, any>) -> tensor<4xf32, any> {
   "func.return"(%x) : (tensor<4xf32, any>) -> ()
 }
 
-// A dialect type may spell `any` inside it: it is not a tensor layout and is
+// A dialect type may spell `any` inside it (`!foo.buffer<4, any>`, as memref<4xf32, any> would): it is not a tensor layout and is
 // left alone, while the tensor beside it is chosen.
-// CHECK-LABEL: func.func @dialect(%m: memref<4xf32, any>, %x: tensor<4xf32>) -> tensor<4xf32>
-func.func @dialect(%m: memref<4xf32, any>, %x: tensor<4xf32, any>) -> tensor<4xf32, any> {
+// CHECK-LABEL: func.func @dialect(%m: !foo.buffer<4, any>, %x: tensor<4xf32>) -> tensor<4xf32>
+func.func @dialect(%m: !foo.buffer<4, any>, %x: tensor<4xf32, any>) -> tensor<4xf32, any> {
   "func.return"(%x) : (tensor<4xf32, any>) -> ()
 }
