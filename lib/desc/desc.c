@@ -918,9 +918,9 @@ int lyd_row_major_digits(int rank, const int64_t *dims, LyDigit *out, int64_t *a
 int lyd_morton_digits(int rank, const int64_t *dims, LyDigit *out, int64_t *alloc) {
   int bits[LY_MAX_RANK], most = 0, n = 0, pos = 0;
   for (int d = 0; d < rank; d++) { /* each dim padded to a power of two */
-    bits[d] = 0;
-    while (bits[d] < 62 && ((int64_t)1 << bits[d]) < dims[d])
-      bits[d]++;
+    for (bits[d] = 0; ((int64_t)1 << bits[d]) < dims[d]; bits[d]++)
+      if (bits[d] == 62)
+        return -1; /* past 2^62: no power of two holds it */
     most = bits[d] > most ? bits[d] : most;
   }
   for (int k = 0; k < most; k++) /* bit k of every dim, the last dim lowest */
