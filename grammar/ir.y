@@ -26,6 +26,7 @@ typedef struct LyiItem {
   LyirAttrValue attr;
   LyiList dict; /* an argument's attributes; a dictionary attribute's */
   LyiList ins, outs; /* a function type attribute (generic func.func) */
+  LyirBlock *block; /* a region */
 } LyiItem;
 
 /* A `tensor<...>` token: its byte range and where its line starts. */
@@ -34,6 +35,8 @@ typedef struct {
 } LyiTypeTok;
 
 #define LYI_MAX_NEST 64
+/* Regions nest at most this deep (the printer and verifier recurse). */
+#define LYI_MAX_REGION_DEPTH 256
 
 typedef struct {
   /* Lexer state: the cursor lives here, never in globals. */
@@ -49,6 +52,8 @@ typedef struct {
   LyirSymtab funcs;    /* function names of the module */
   LyirFunc *fn;        /* the function being parsed */
   LyirOp *last_op;     /* the op just built (its loc(...) follows it) */
+  int depth;           /* regions open; blocks[depth - 1] is the innermost */
+  LyirBlock *blocks[LYI_MAX_REGION_DEPTH];
   bool saw_module;     /* a `module { }` was read */
   LyiList gins, gouts; /* generic func.func: its function_type */
   LyirDict garg_attrs; /* and its arg_attrs, as one dictionary per argument in fields */
@@ -95,7 +100,11 @@ static bool set_signature(LyiParser *p, LyiList args, LyiList results);
 static bool end_func(LyiParser *p);
 static LyiItem *use_value(LyiParser *p, LyirStr name, LYI_LTYPE l);
 static bool make_op(LyiParser *p, LyiList results, LyirStr name, LYI_LTYPE nl, LyiList operands,
-                    LyiList attrs, LyiList in_types, LyiList out_types, LYI_LTYPE sigl);
+                    LyiList attrs, LyiList in_types, LyiList out_types, LYI_LTYPE sigl, LyiList regions);
+static bool begin_region(LyiParser *p, LYI_LTYPE l);
+static bool region_args(LyiParser *p, LyiList args);
+static LyiItem *end_region(LyiParser *p, LYI_LTYPE l);
+static bool set_regions(LyiParser *p, LyirOp *op, LyiList regions);
 static LyiItem *attr_item(LyiParser *p, LyirAttrKind k, int64_t i, LyirStr s, LyiList elems, LYI_LTYPE l);
 static LyiItem *opaque_attr(LyiParser *p, LyirStr text, LYI_LTYPE l);
 static bool dict_of(LyiParser *p, LyiList attrs, LyirDict *out);
@@ -134,9 +143,9 @@ static const LyTypeImpl *foreign_type(LyiParser *p, LyirStr s, LYI_LTYPE l);
 
 %type <type> type
 %type <list> types types_opt func_results result_types args_opt args fresults_opt fresults
-%type <list> result_names results_opt operands operands_opt
+%type <list> result_names results_opt operands operands_opt regions regions_opt
 %type <list> attr_dict_opt attr_dict attrs attr_values func_attrs_opt module_attrs_opt props_opt
-%type <item> attr attr_value operand arg result_name fresult
+%type <item> attr attr_value operand arg result_name fresult region
 %type <str> loc_opt vis_opt type_suffix attr_name module_sym_opt alias_value
 %type <num> func_body
 
@@ -257,14 +266,15 @@ ops: %empty
 op: op_body loc_opt { if ($2.len) p->last_op->srcloc = $2; }
   ;
 
-op_body: results_opt STRING '(' operands_opt ')' props_opt attr_dict_opt ':' '(' types_opt ')' ARROW result_types
+op_body: results_opt STRING '(' operands_opt ')' props_opt regions_opt attr_dict_opt ':' '(' types_opt ')' ARROW result_types
          { LyirDict props = {0}; /* copied out of the scratch arena make_op frees */
-           CHECK(dict_of(p, $6, &props) && make_op(p, $1, $2, @2, $4, $7, $10, $13, @9) && set_props(p, props, @6)); }
+           CHECK(dict_of(p, $6, &props) && make_op(p, $1, $2, @2, $4, $8, $11, $14, @10, $7) &&
+                 set_props(p, props, @6)); }
        | RETURN %prec BARE_RETURN
          { CHECK(make_op(p, (LyiList){0}, S("func.return"), @1, (LyiList){0}, (LyiList){0}, (LyiList){0},
-                         (LyiList){0}, @1)); }
+                         (LyiList){0}, @1, (LyiList){0})); }
        | RETURN operands ':' types
-         { CHECK(make_op(p, (LyiList){0}, S("func.return"), @1, $2, (LyiList){0}, $4, (LyiList){0}, @4)); }
+         { CHECK(make_op(p, (LyiList){0}, S("func.return"), @1, $2, (LyiList){0}, $4, (LyiList){0}, @4, (LyiList){0})); }
        /* MLIR's custom form of the cast that --emit=mlir writes before a
         * return whose value has a layout where the signature says `any`. */
        | results_opt CAST operands ':' types IDENT types
@@ -272,8 +282,27 @@ op_body: results_opt STRING '(' operands_opt ')' props_opt attr_dict_opt ':' '('
              lyir_error(p->m, L(@6), "expected 'to', found '%.*s'", $6.len > 32 ? 32 : $6.len, $6.s);
              YYABORT;
            }
-           CHECK(make_op(p, $1, S("builtin.unrealized_conversion_cast"), @2, $3, (LyiList){0}, $5, $7, @5)); }
+           CHECK(make_op(p, $1, S("builtin.unrealized_conversion_cast"), @2, $3, (LyiList){0}, $5, $7, @5, (LyiList){0})); }
        ;
+
+/* MLIR's generic form writes an op's regions after its properties: `({
+ * ^bb0(%i: index): ... }, {...})`. A region is one block here; its label
+ * may be left out when it has no arguments. */
+regions_opt: %empty             { $$ = (LyiList){0}; }
+           | '(' regions ')'    { $$ = $2; }
+           ;
+
+regions: region             { $$ = list1($1); }
+       | regions ',' region { $$ = append($1, $3); }
+       ;
+
+region: '{' { CHECK(begin_region(p, @1)); } region_body '}' { $$ = end_region(p, @1); CHECK($$); }
+      ;
+
+region_body: ops
+           | BLOCK '(' args_opt ')' ':' { CHECK(region_args(p, $3)); } ops
+           | BLOCK ':' ops
+           ;
 
 results_opt: %empty           { $$ = (LyiList){0}; }
            | result_names '=' { $$ = $1; }
@@ -395,19 +424,22 @@ static const char *describe_token(LyiParser *p, yysymbol_kind_t k, char *buf, si
   return buf;
 }
 
-/* What to write instead, for the two forms mlir-opt prints that layoutc does
+/* What to write instead, for the forms mlir-opt prints that layoutc does
  * not read: a registered op's custom syntax (`arith.constant 0 : index`,
- * read in the generic form) and an op with regions. */
+ * read in the generic form), a second block and a branch. */
 static void syntax_hint(LyiParser *p, yysymbol_kind_t la, const yysymbol_kind_t *exp, int n, LyBuf *b) {
-  bool want_string = false, want_props = false;
+  bool want_string = false;
   for (int i = 0; i < n; i++)
-    want_string |= exp[i] == YYSYMBOL_STRING, want_props |= exp[i] == YYSYMBOL_LPROP;
+    want_string |= exp[i] == YYSYMBOL_STRING;
   int len = (int)(p->cur - p->tok);
   if (la == YYSYMBOL_IDENT && want_string && memchr(p->tok, '.', (size_t)len))
     ly_buf_printf(b, "; an op layoutc does not model is read in MLIR's generic form, \"%.*s\"(...) : (...) -> (...) "
                   "(mlir-opt --mlir-print-op-generic prints it)", len > 32 ? 32 : len, p->tok);
-  else if (want_props && *p->tok == '(' && p->tok[1] == '{')
-    ly_buf_puts(b, "; ops with regions are not supported (a function is one block of ops)");
+  else if (la == YYSYMBOL_BLOCK)
+    ly_buf_puts(b, "; a function body and a region are one block each: multi-block regions and branches are not "
+                "supported");
+  else if (*p->tok == '[' && p->tok + 1 < p->lim && p->tok[1] == '^')
+    ly_buf_puts(b, "; successor lists (branches to other blocks) are not supported: a region is one block");
 }
 
 static int yyreport_syntax_error(const yypcontext_t *ctx, LyiParser *p) {
@@ -938,7 +970,7 @@ static void fold_return_casts(LyirFunc *f) {
     if (!c || !is_return_cast(c))
       continue;
     int uses = 0;
-    for (LyirOp *op = f->first; op; op = op->next)
+    for (LyirOp *op = f->first; op; op = lyir_op_walk_next(op))
       for (int j = 0; j < op->noperands; j++)
         uses += op->operands[j] == c->results[0];
     if (uses != 1)
@@ -1098,7 +1130,7 @@ static LyiItem *result_name(LyiParser *p, LyirStr s, bool group, LYI_LTYPE l) {
 }
 
 static bool make_op(LyiParser *p, LyiList results, LyirStr name, LYI_LTYPE nl, LyiList operands,
-                    LyiList attrs, LyiList in_types, LyiList out_types, LYI_LTYPE sigl) {
+                    LyiList attrs, LyiList in_types, LyiList out_types, LYI_LTYPE sigl, LyiList regions) {
   LyirOpKind k = lyir_op_lookup(name.s, name.len);
   bool foreign = k == LYIR_OP_COUNT;
   if (foreign) {
@@ -1112,6 +1144,11 @@ static bool make_op(LyiParser *p, LyiList results, LyirStr name, LYI_LTYPE nl, L
       return false;
     }
     k = LYIR_OP_COMPUTE;
+  }
+  if (k == LYIR_OP_RETURN && p->depth) {
+    lyir_error(p->m, L(nl), "'func.return' is only valid at the top level of a function; a region ends with its "
+               "own terminator op (\"scf.yield\")");
+    return false;
   }
   if (!check_operand_types(p, operands, in_types, L(sigl)))
     return false;
@@ -1129,10 +1166,85 @@ static bool make_op(LyiParser *p, LyiList results, LyirStr name, LYI_LTYPE nl, L
   int i = 0;
   for (LyiItem *o = operands.head; o; o = o->next, i++)
     op->operands[i] = o->value, op->operand_locs[i] = o->loc;
-  if (!fill_attrs(p, op, attrs) || !fill_results(p, op, results, out_types, L(sigl)))
+  if (!fill_attrs(p, op, attrs) || !fill_results(p, op, results, out_types, L(sigl)) || !set_regions(p, op, regions))
     return false;
-  lyir_op_append(p->fn, op);
-  ly_arena_free(&p->scratch); /* nothing of this op's lists is referenced any more */
+  if (p->depth)
+    lyir_block_append(p->blocks[p->depth - 1], op);
+  else
+    lyir_op_append(p->fn, op);
+  /* Nothing of this op's lists is referenced any more; inside a region, the
+   * enclosing ops' lists are still being read. */
+  if (!p->depth)
+    ly_arena_free(&p->scratch);
+  return true;
+}
+
+/* --- Regions ------------------------------------------------------------------------ */
+
+static bool begin_region(LyiParser *p, LYI_LTYPE l) {
+  if (p->depth == LYI_MAX_REGION_DEPTH) {
+    lyir_error(p->m, L(l), "regions nested more than %d deep", LYI_MAX_REGION_DEPTH);
+    return false;
+  }
+  LyirBlock *b = lyir_alloc(p->m, sizeof *b);
+  if (!b)
+    return oom(p, L(l));
+  b->loc = L(l);
+  p->blocks[p->depth++] = b;
+  return true;
+}
+
+/* `^bb0(%i: index, ...)`: the arguments are defined (add_arg) as they are
+ * read; here they become the block's. */
+static bool region_args(LyiParser *p, LyiList args) {
+  LyirBlock *b = p->blocks[p->depth - 1];
+  b->nargs = args.n;
+  b->args = lyir_alloc(p->m, (size_t)args.n * sizeof *b->args);
+  if (!b->args)
+    return oom(p, b->loc);
+  int i = 0;
+  for (LyiItem *a = args.head; a; a = a->next, i++) {
+    if (!a->value->name.len) {
+      lyir_error(p->m, a->loc, "block argument #%d needs a name", i);
+      return false;
+    }
+    if (a->dict.n) {
+      lyir_error(p->m, a->dict.head->loc, "a block argument takes no attributes");
+      return false;
+    }
+    b->args[i] = a->value;
+    a->value->block = b;
+  }
+  return true;
+}
+
+/* The region's names go out of scope (MLIR's: a sibling region may use them
+ * again; an enclosing one never saw them). */
+static LyiItem *end_region(LyiParser *p, LYI_LTYPE l) {
+  LyirBlock *b = p->blocks[--p->depth];
+  for (int i = 0; i < b->nargs; i++)
+    lyir_symtab_hide(&p->values, b->args[i]->name);
+  for (LyirOp *op = b->first; op; op = op->next)
+    for (int i = 0; i < op->nresults; i++)
+      lyir_symtab_hide(&p->values, op->results[i]->name);
+  LyiItem *it = item(p, l);
+  if (it)
+    it->block = b;
+  return it;
+}
+
+static bool set_regions(LyiParser *p, LyirOp *op, LyiList regions) {
+  if (!regions.n)
+    return true;
+  op->nregions = regions.n;
+  op->regions = lyir_alloc(p->m, (size_t)regions.n * sizeof *op->regions);
+  if (!op->regions)
+    return oom(p, op->loc);
+  int i = 0;
+  for (LyiItem *r = regions.head; r; r = r->next, i++) {
+    op->regions[i] = r->block;
+    r->block->parent = op;
+  }
   return true;
 }
 

@@ -120,43 +120,95 @@ LyirOp *lyir_op_create_unary(LyirModule *m, LyirOpKind kind, LyLoc loc, LyirValu
   return op;
 }
 
-void lyir_op_append(LyirFunc *f, LyirOp *op) {
-  op->prev = f->last;
+/* The ends of the list that holds op: its region's block, else f's body. */
+static LyirOp **first_of(LyirFunc *f, LyirBlock *b) { return b ? &b->first : &f->first; }
+static LyirOp **last_of(LyirFunc *f, LyirBlock *b) { return b ? &b->last : &f->last; }
+
+static void link_last(LyirOp **first, LyirOp **last, LyirOp *op) {
+  op->prev = *last;
   op->next = NULL;
-  if (f->last)
-    f->last->next = op;
+  if (*last)
+    (*last)->next = op;
   else
-    f->first = op;
-  f->last = op;
+    *first = op;
+  *last = op;
+}
+
+void lyir_op_append(LyirFunc *f, LyirOp *op) {
+  op->block = NULL;
+  link_last(&f->first, &f->last, op);
+}
+
+void lyir_block_append(LyirBlock *b, LyirOp *op) {
+  op->block = b;
+  link_last(&b->first, &b->last, op);
 }
 
 void lyir_op_insert_before(LyirFunc *f, LyirOp *pos, LyirOp *op) {
+  op->block = pos->block;
   op->next = pos;
   op->prev = pos->prev;
   if (pos->prev)
     pos->prev->next = op;
   else
-    f->first = op;
+    *first_of(f, pos->block) = op;
   pos->prev = op;
 }
 
 void lyir_op_insert_after(LyirFunc *f, LyirOp *pos, LyirOp *op) {
-  if (pos->next)
+  if (pos->next) {
     lyir_op_insert_before(f, pos->next, op);
-  else
-    lyir_op_append(f, op);
+  } else {
+    op->block = pos->block;
+    link_last(first_of(f, pos->block), last_of(f, pos->block), op);
+  }
 }
 
 void lyir_op_remove(LyirFunc *f, LyirOp *op) {
   if (op->prev)
     op->prev->next = op->next;
   else
-    f->first = op->next;
+    *first_of(f, op->block) = op->next;
   if (op->next)
     op->next->prev = op->prev;
   else
-    f->last = op->prev;
+    *last_of(f, op->block) = op->prev;
   op->prev = op->next = NULL;
+}
+
+/* The first op of op's regions from region r on, or NULL. */
+static LyirOp *first_nested(const LyirOp *op, int r) {
+  for (; r < op->nregions; r++)
+    if (op->regions[r]->first)
+      return op->regions[r]->first;
+  return NULL;
+}
+
+LyirOp *lyir_op_walk_next(const LyirOp *op) {
+  LyirOp *n = first_nested(op, 0);
+  if (n)
+    return n;
+  for (; op; op = op->block ? op->block->parent : NULL) {
+    if (op->next)
+      return op->next;
+    if (!op->block)
+      return NULL;
+    const LyirOp *parent = op->block->parent;
+    int r = 0;
+    while (parent->regions[r] != op->block)
+      r++;
+    if ((n = first_nested(parent, r + 1)))
+      return n;
+  }
+  return NULL;
+}
+
+LyirBlock *lyir_value_block(const LyirValue *v) { return v->def ? v->def->block : v->block; }
+
+LyirOp *lyir_op_ancestor_in(LyirOp *op, const LyirBlock *b) {
+  while (op && op->block != b)
+    op = op->block ? op->block->parent : NULL;
+  return op;
 }
 
 /* A foreign op's attributes are its own: layoutc reads none of them (an
@@ -220,8 +272,18 @@ bool lyir_symtab_add(LyirSymtab *t, LyirStr key, void *val) {
   if (!s->key.s) {
     *s = (LyirSym){key, val};
     t->count++;
+  } else if (!s->val) {
+    s->val = val; /* a hidden name defined again */
   }
   return true;
+}
+
+void lyir_symtab_hide(LyirSymtab *t, LyirStr key) {
+  if (t->cap) {
+    LyirSym *s = probe(t->slots, t->cap, key);
+    if (s->key.s)
+      s->val = NULL;
+  }
 }
 
 /* --- Diagnostics ------------------------------------------------------------ */

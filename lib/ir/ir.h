@@ -7,11 +7,14 @@
  * the context (LyCtx) and outlive the module.
  *
  * Shape. A module is a list of functions; a function is a list of argument
- * values, result types and a straight-line list of ops (one block, no
- * regions). Each op has operand values, result values (the value carries its
- * type) and attributes. Values are SSA: each is defined once, by an argument
- * or an op result, before its uses. Ops form a doubly-linked list so passes
- * can insert before and after any op in O(1). */
+ * values, result types and a straight-line list of ops (one block). Each op
+ * has operand values, result values (the value carries its type),
+ * attributes and regions; a region is one block (LyirBlock) with argument
+ * values and its own list of ops, as in MLIR (scf.for, linalg.generic).
+ * Values are SSA: each is defined once, by an argument, a block argument or
+ * an op result, before its uses; a region sees the values defined before
+ * its op in the enclosing blocks. Ops form doubly-linked lists so passes can
+ * insert before and after any op in O(1). */
 #ifndef LAYOUTC_LIB_IR_H
 #define LAYOUTC_LIB_IR_H
 
@@ -68,14 +71,17 @@ typedef struct {
 } LyirDict;
 
 typedef struct LyirOp LyirOp;
+typedef struct LyirBlock LyirBlock;
 
 typedef struct {
   const LyTypeImpl *type;
   LyirStr name;   /* as written; len 0 for values a pass created */
   bool numbered;  /* unnamed or written %N: the printer renumbers it */
-  LyirOp *def;    /* defining op; NULL for a function argument */
+  LyirOp *def;    /* defining op; NULL for a function or block argument */
+  LyirBlock *block; /* a block argument's block; NULL otherwise */
   LyLoc loc;      /* definition */
   unsigned print_id; /* scratch for the printer's numbering */
+  bool in_scope;     /* scratch for the verifier's scope check */
 } LyirValue;
 
 struct LyirOp {
@@ -95,6 +101,18 @@ struct LyirOp {
   LyirStr foreign;
   LyirDict props; /* a foreign op's properties, `<{...}>` (MLIR's generic form of registered ops) */
   LyirStr srcloc; /* the op's `loc(...)`, len 0 if none */
+  int nregions;
+  LyirBlock **regions; /* each region is one block */
+  LyirBlock *block;    /* the region block holding the op; NULL at a function's top level */
+};
+
+/* The one block of a region: its arguments and ops. */
+struct LyirBlock {
+  LyirOp *first, *last;
+  int nargs;
+  LyirValue **args;
+  LyirOp *parent; /* the op whose region this is */
+  LyLoc loc;      /* the region's '{' */
 };
 
 typedef struct LyirFunc {
@@ -161,11 +179,25 @@ LyirOp *lyir_op_create(LyirModule *m, LyirOpKind kind, LyLoc loc, int noperands,
  * located at loc. */
 LyirOp *lyir_op_create_unary(LyirModule *m, LyirOpKind kind, LyLoc loc, LyirValue *operand, const LyTypeImpl *t);
 
+/* Appends op to the function's top-level block, or to a region's block. */
 void lyir_op_append(LyirFunc *f, LyirOp *op);
+void lyir_block_append(LyirBlock *b, LyirOp *op);
+/* Insert next to pos, in pos's block (f's top level or a region of f). */
 void lyir_op_insert_before(LyirFunc *f, LyirOp *pos, LyirOp *op);
 void lyir_op_insert_after(LyirFunc *f, LyirOp *pos, LyirOp *op);
-/* Unlinks op (its memory stays in the arena); its results must be unused. */
+/* Unlinks op from its block (its memory stays in the arena); its results
+ * must be unused. */
 void lyir_op_remove(LyirFunc *f, LyirOp *op);
+
+/* Every op of f in print order, nested ones included: the op after op
+ * (its first nested op if it has one, else the next in its block or in an
+ * enclosing one), NULL after the last. */
+LyirOp *lyir_op_walk_next(const LyirOp *op);
+/* The block that defines v (NULL: the function's top level). */
+LyirBlock *lyir_value_block(const LyirValue *v);
+/* The ancestor of op (op itself included) that lies directly in block b
+ * (NULL: the top level); NULL if op is not inside b. */
+LyirOp *lyir_op_ancestor_in(LyirOp *op, const LyirBlock *b);
 
 const LyirAttr *lyir_op_attr(const LyirOp *op, const char *name);
 
@@ -184,8 +216,11 @@ typedef struct {
 void lyir_symtab_init(LyirSymtab *t);
 void lyir_symtab_free(LyirSymtab *t);
 void *lyir_symtab_find(const LyirSymtab *t, LyirStr key);
-/* Adds key -> val unless key is present; false only when out of memory. */
+/* Adds key -> val unless key is present (a hidden key takes val); false
+ * only when out of memory. */
 bool lyir_symtab_add(LyirSymtab *t, LyirStr key, void *val);
+/* Forgets key's value (a name going out of scope): find gives NULL. */
+void lyir_symtab_hide(LyirSymtab *t, LyirStr key);
 
 /* --- Parsing, printing, verifying ------------------------------------------ */
 

@@ -1,7 +1,8 @@
 /* ir/print: prints a module in the generic syntax that lyir_parse reads, so
  * that print -> parse -> print is the identity. Numbered values (unnamed, or
- * written %N) are renumbered per function in order of definition; named
- * values keep their names, which never collide with numbers. */
+ * written %N) are renumbered per function in print order (regions
+ * included); named values keep their names, which never collide with
+ * numbers. */
 #include "ir/ir.h"
 
 #include <inttypes.h>
@@ -15,10 +16,15 @@ static void print_value(const LyirValue *v, LyBuf *out) {
     ly_buf_printf(out, "%%%.*s", v->name.len, v->name.s);
 }
 
-/* How to print: layoutc's own form, or the one mlir-opt prints. */
+/* How to print: layoutc's own form, or the one mlir-opt prints; and where
+ * the printer is in a function. */
 typedef struct {
   bool mlir;
   LyBuf *out;
+  const LyirFunc *f;
+  int indent;        /* of the ops being printed */
+  unsigned next_id;  /* layoutc's form: the next number */
+  unsigned cast_id;  /* MLIR's form: the number of the first return cast */
 } Printer;
 
 static void print_type(const Printer *pr, const LyTypeImpl *t) {
@@ -173,7 +179,38 @@ static int group_prefix(const LyirOp *op) {
   return plen;
 }
 
-static void print_op_tail(const Printer *pr, const LyirOp *op, void (*value)(const LyirValue *, LyBuf *)) {
+static void print_ops(Printer *pr, LyirOp *first);
+
+/* `({ ... }, { ... })` as mlir-opt writes it: a block's label (when it has
+ * arguments) at the op's indentation, its ops two columns in. */
+static void print_regions(Printer *pr, const LyirOp *op, void (*value)(const LyirValue *, LyBuf *)) {
+  LyBuf *out = pr->out;
+  for (int r = 0; r < op->nregions; r++) {
+    const LyirBlock *b = op->regions[r];
+    ly_buf_puts(out, r ? ", {\n" : " ({\n");
+    if (b->nargs) {
+      ly_buf_printf(out, "%*s^bb0(", pr->indent, "");
+      for (int i = 0; i < b->nargs; i++) {
+        LyirValue *a = b->args[i];
+        if (!pr->mlir && a->numbered)
+          a->print_id = pr->next_id++;
+        ly_buf_puts(out, i ? ", " : "");
+        value(a, out);
+        ly_buf_puts(out, ": ");
+        print_type(pr, a->type);
+      }
+      ly_buf_puts(out, "):\n");
+    }
+    pr->indent += 2;
+    print_ops(pr, b->first);
+    pr->indent -= 2;
+    ly_buf_printf(out, "%*s}", pr->indent, "");
+  }
+  if (op->nregions)
+    ly_buf_puts(out, ")");
+}
+
+static void print_op_tail(Printer *pr, const LyirOp *op, void (*value)(const LyirValue *, LyBuf *)) {
   LyBuf *out = pr->out;
   int nlen;
   const char *name = op_name(op, &nlen);
@@ -189,6 +226,7 @@ static void print_op_tail(const Printer *pr, const LyirOp *op, void (*value)(con
     print_dict_body(pr, op->props.attrs, op->props.n);
     ly_buf_puts(out, ">");
   }
+  print_regions(pr, op, value);
   print_dict(pr, op->attrs, op->nattrs);
   /* The signature: the operands' types, then `-> T` or `-> (T, ...)`. */
   ly_buf_puts(out, " : (");
@@ -200,9 +238,9 @@ static void print_op_tail(const Printer *pr, const LyirOp *op, void (*value)(con
   ly_buf_puts(out, op->nresults != 1 ? ")\n" : "\n");
 }
 
-static void print_op(const Printer *pr, LyirOp *op, unsigned *next_id) {
+static void print_op(Printer *pr, LyirOp *op) {
   LyBuf *out = pr->out;
-  ly_buf_puts(out, "  ");
+  ly_buf_printf(out, "%*s", pr->indent, "");
   int g = group_prefix(op);
   if (g >= 0) {
     ly_buf_printf(out, "%%%.*s:%d", g, op->results[0]->name.s, op->nresults);
@@ -210,7 +248,7 @@ static void print_op(const Printer *pr, LyirOp *op, unsigned *next_id) {
     for (int i = 0; i < op->nresults; i++) {
       LyirValue *r = op->results[i];
       if (r->numbered)
-        r->print_id = (*next_id)++;
+        r->print_id = pr->next_id++;
       if (i)
         ly_buf_puts(out, ", ");
       print_value(r, out);
@@ -277,8 +315,8 @@ static bool alias_used(const LyirModule *m, LyirStr name) {
     for (int i = 0; f->res_attrs && i < f->nresults; i++)
       if (dict_mentions(f->res_attrs[i].attrs, f->res_attrs[i].n, name))
         return true;
-    for (const LyirOp *op = f->first; op; op = op->next)
-      if (dict_mentions(op->attrs, op->nattrs, name))
+    for (const LyirOp *op = f->first; op; op = lyir_op_walk_next(op))
+      if (dict_mentions(op->attrs, op->nattrs, name) || dict_mentions(op->props.attrs, op->props.n, name))
         return true;
   }
   return false;
@@ -302,10 +340,10 @@ static void print_module_head(const Printer *pr, const LyirModule *m) {
   ly_buf_puts(pr->out, " {\n");
 }
 
-static void print_func(const Printer *pr, LyirFunc *f);
+static void print_func(Printer *pr, LyirFunc *f);
 
 void lyir_print(LyirModule *m, LyBuf *out) {
-  Printer pr = {false, out};
+  Printer pr = {.mlir = false, .out = out};
   print_aliases(&pr, m);
   if (m->naliases && m->first)
     ly_buf_puts(out, "\n");
@@ -344,20 +382,20 @@ static void print_mlir_value(const LyirValue *v, LyBuf *out) {
 /* MLIR's func.return takes the declared types: where layoutc returns a
  * laid-out value for an `any` result, a cast to the declared type comes
  * first (the parser folds it away again). */
-static void print_mlir_return(const Printer *pr, const LyirFunc *f, LyirOp *op, unsigned *next_id) {
+static void print_mlir_return(Printer *pr, const LyirFunc *f, LyirOp *op) {
   LyBuf *out = pr->out;
   int n = op->noperands;
-  unsigned first = *next_id;
+  unsigned first = pr->cast_id, next = first;
   for (int i = 0; i < n; i++) {
     if (i >= f->nresults || f->result_types[i] == op->operands[i]->type)
       continue;
-    ly_buf_printf(out, "%%%u = builtin.unrealized_conversion_cast ", (*next_id)++);
+    ly_buf_printf(out, "%%%u = builtin.unrealized_conversion_cast ", next++);
     print_mlir_value(op->operands[i], out);
     ly_buf_puts(out, " : ");
     print_type(pr, op->operands[i]->type);
     ly_buf_puts(out, " to ");
     print_type(pr, f->result_types[i]);
-    ly_buf_puts(out, "\n    ");
+    ly_buf_printf(out, "\n%*s", pr->indent, "");
   }
   ly_buf_puts(out, "return");
   for (int i = 0; i < n; i++) {
@@ -378,37 +416,77 @@ static void print_mlir_return(const Printer *pr, const LyirFunc *f, LyirOp *op, 
   ly_buf_puts(out, "\n");
 }
 
-static void print_mlir_op(const Printer *pr, const LyirFunc *f, LyirOp *op, unsigned *next_id) {
+static void print_mlir_op(Printer *pr, LyirOp *op) {
   LyBuf *out = pr->out;
-  ly_buf_puts(out, "    ");
+  ly_buf_printf(out, "%*s", pr->indent, "");
   if (op->nresults) {
-    unsigned id = (*next_id)++;
-    for (int i = 0; i < op->nresults; i++)
-      op->results[i]->print_id = id;
-    ly_buf_printf(out, "%%%u", id);
+    ly_buf_printf(out, "%%%u", op->results[0]->print_id);
     if (op->nresults > 1)
       ly_buf_printf(out, ":%d", op->nresults);
     ly_buf_puts(out, " = ");
   }
   if (op->kind == LYIR_OP_RETURN && !op->foreign.len) {
-    print_mlir_return(pr, f, op, next_id);
+    print_mlir_return(pr, pr->f, op);
     return;
   }
   print_op_tail(pr, op, print_mlir_value);
 }
 
+static void print_ops(Printer *pr, LyirOp *first) {
+  for (LyirOp *op = first; op; op = op->next)
+    if (pr->mlir)
+      print_mlir_op(pr, op);
+    else
+      print_op(pr, op);
+}
+
+/* MLIR numbers a block's arguments (%argN) and its ops' results (%N) first,
+ * then each region of its ops from where the block left off, so sibling
+ * regions reuse numbers (mlir-opt's SSANameState). */
+static void number_mlir_block(LyirValue *const *args, int nargs, LyirOp *first, unsigned vid, unsigned aid,
+                              unsigned extra) {
+  for (int i = 0; i < nargs; i++)
+    args[i]->print_id = aid++;
+  for (LyirOp *op = first; op; op = op->next) {
+    for (int i = 0; i < op->nresults; i++)
+      op->results[i]->print_id = vid;
+    vid += op->nresults > 0;
+  }
+  vid += extra;
+  for (LyirOp *op = first; op; op = op->next)
+    for (int r = 0; r < op->nregions; r++)
+      number_mlir_block(op->regions[r]->args, op->regions[r]->nargs, op->regions[r]->first, vid, aid, 0);
+}
+
+/* The casts MLIR's return needs (print_mlir_return), numbered after the
+ * top-level ops. */
+static unsigned return_casts(const LyirFunc *f) {
+  const LyirOp *ret = f->last;
+  unsigned n = 0;
+  if (ret && ret->kind == LYIR_OP_RETURN && !ret->foreign.len)
+    for (int i = 0; i < ret->noperands && i < f->nresults; i++)
+      n += f->result_types[i] != ret->operands[i]->type;
+  return n;
+}
+
+static void number_mlir(Printer *pr, LyirFunc *f) {
+  unsigned vid = 0;
+  for (LyirOp *op = f->first; op; op = op->next)
+    vid += op->nresults > 0;
+  pr->cast_id = vid;
+  number_mlir_block(f->args, f->nargs, f->first, 0, 0, return_casts(f));
+}
+
 /* Arguments: layoutc numbers the unnamed ones with the ops' values, MLIR
  * calls them %argN. A declaration's arguments have no names (MLIR's form). */
-static void print_args(const Printer *pr, const LyirFunc *f, unsigned *next_id) {
+static void print_args(Printer *pr, const LyirFunc *f) {
   for (int i = 0; i < f->nargs; i++) {
     LyirValue *a = f->args[i];
     if (i)
       ly_buf_puts(pr->out, ", ");
     if (!f->decl) {
-      if (pr->mlir)
-        a->print_id = (unsigned)i;
-      else if (a->numbered)
-        a->print_id = (*next_id)++;
+      if (!pr->mlir && a->numbered)
+        a->print_id = pr->next_id++;
       (pr->mlir ? print_mlir_value : print_value)(a, pr->out);
       ly_buf_puts(pr->out, ": ");
     }
@@ -419,13 +497,17 @@ static void print_args(const Printer *pr, const LyirFunc *f, unsigned *next_id) 
 }
 
 /* One function in either form; MLIR's sits indented inside its module. */
-static void print_func(const Printer *pr, LyirFunc *f) {
-  unsigned next_id = 0;
+static void print_func(Printer *pr, LyirFunc *f) {
   LyBuf *out = pr->out;
   const char *indent = pr->mlir ? "  " : "";
+  pr->f = f;
+  pr->next_id = 0;
+  pr->indent = pr->mlir ? 4 : 2;
+  if (pr->mlir && !f->decl)
+    number_mlir(pr, f);
   ly_buf_puts(out, indent);
   print_func_head(pr, f);
-  print_args(pr, f, &next_id);
+  print_args(pr, f);
   ly_buf_puts(out, ")");
   print_func_results(pr, f);
   print_func_attrs(pr, f);
@@ -434,16 +516,12 @@ static void print_func(const Printer *pr, LyirFunc *f) {
     return;
   }
   ly_buf_puts(out, " {\n");
-  for (LyirOp *op = f->first; op; op = op->next)
-    if (pr->mlir)
-      print_mlir_op(pr, f, op, &next_id);
-    else
-      print_op(pr, op, &next_id);
+  print_ops(pr, f->first);
   ly_buf_printf(out, "%s}\n", indent);
 }
 
 void lyir_print_mlir(LyirModule *m, LyBuf *out) {
-  Printer pr = {true, out};
+  Printer pr = {.mlir = true, .out = out};
   print_aliases(&pr, m);
   print_module_head(&pr, m);
   for (LyirFunc *f = m->first; f; f = f->next)

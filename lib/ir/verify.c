@@ -433,8 +433,12 @@ static bool verify_return(LyirModule *m, const LyirFunc *f, const LyirOp *op) {
 }
 
 static bool verify_op(LyirModule *m, const LyirFunc *f, const LyirOp *op) {
-  if (op->foreign.len) /* opaque compute: any operands, results, attributes */
+  if (op->foreign.len) /* opaque compute: any operands, results, attributes, regions */
     return true;
+  if (op->nregions) {
+    op_error(m, op, op->loc, "takes no regions (only ops layoutc does not know have them)");
+    return false;
+  }
   switch (op->kind) {
   case LYIR_OP_COMPUTE:
     return verify_compute(m, op);
@@ -466,17 +470,77 @@ static bool verify_op(LyirModule *m, const LyirFunc *f, const LyirOp *op) {
   return false;
 }
 
-/* The body is one block ending in its only 'func.return'. */
-static bool verify_func(LyirModule *m, const LyirFunc *f) {
+/* --- Scopes: every operand is defined before its use, in its op's block or
+ * an enclosing one (the parser guarantees it; passes and the C API must
+ * keep it). --------------------------------------------------------------- */
+
+static void set_scope(LyirValue *const *vals, int n, bool in) {
+  for (int i = 0; i < n; i++)
+    vals[i]->in_scope = in;
+}
+
+static bool check_scopes(LyirModule *m, LyirOp *first) {
   bool ok = true;
+  for (LyirOp *op = first; op; op = op->next) {
+    for (int i = 0; i < op->noperands; i++)
+      if (!op->operands[i]->in_scope) {
+        int len = op->foreign.len ? op->foreign.len : (int)strlen(lyir_op_name(op->kind));
+        lyir_error(m, op->operand_locs[i], "'%.*s' op operand #%d is not in scope: it is defined after the op, or "
+                   "inside a region the op is not in", len, op->foreign.len ? op->foreign.s : lyir_op_name(op->kind), i);
+        ok = false;
+      }
+    for (int r = 0; r < op->nregions; r++) {
+      LyirBlock *b = op->regions[r];
+      set_scope(b->args, b->nargs, true);
+      ok &= check_scopes(m, b->first);
+      set_scope(b->args, b->nargs, false);
+      for (LyirOp *in = b->first; in; in = in->next)
+        set_scope(in->results, in->nresults, false);
+    }
+    set_scope(op->results, op->nresults, true);
+  }
+  return ok;
+}
+
+static bool verify_scopes(LyirModule *m, LyirFunc *f) {
+  set_scope(f->args, f->nargs, true);
+  bool ok = check_scopes(m, f->first);
+  set_scope(f->args, f->nargs, false);
+  for (LyirOp *op = f->first; op; op = op->next)
+    set_scope(op->results, op->nresults, false);
+  return ok;
+}
+
+/* The ops of a region's block (the same rules as at the top level; a
+ * return belongs to the top level only), and of its ops' regions. */
+static bool verify_region_ops(LyirModule *m, const LyirFunc *f, const LyirOp *first) {
+  bool ok = true;
+  for (const LyirOp *op = first; op; op = op->next) {
+    if (op->kind == LYIR_OP_RETURN && !op->foreign.len) {
+      op_error(m, op, op->loc, "is only valid at the top level of '@%.*s', not in a region", f->name.len, f->name.s);
+      ok = false;
+    } else {
+      ok &= verify_op(m, f, op);
+    }
+    for (int r = 0; r < op->nregions; r++)
+      ok &= verify_region_ops(m, f, op->regions[r]->first);
+  }
+  return ok;
+}
+
+/* The body is one block ending in its only 'func.return'. */
+static bool verify_func(LyirModule *m, LyirFunc *f) {
   if (f->decl)
     return true;
+  bool ok = verify_scopes(m, f);
   for (const LyirOp *op = f->first; op; op = op->next) {
     if (op->kind == LYIR_OP_RETURN && op->next) {
       op_error(m, op, op->loc, "must be the last op of '@%.*s'", f->name.len, f->name.s);
       ok = false;
     }
     ok &= verify_op(m, f, op);
+    for (int r = 0; r < op->nregions; r++)
+      ok &= verify_region_ops(m, f, op->regions[r]->first);
   }
   if (!f->last || f->last->kind != LYIR_OP_RETURN) {
     lyir_error(m, f->loc, "function '@%.*s' does not end with 'func.return'", f->name.len, f->name.s);
@@ -487,7 +551,7 @@ static bool verify_func(LyirModule *m, const LyirFunc *f) {
 
 bool lyir_verify(LyirModule *m) {
   bool ok = true;
-  for (const LyirFunc *f = m->first; f; f = f->next)
+  for (LyirFunc *f = m->first; f; f = f->next)
     ok &= verify_func(m, f);
   return ok;
 }

@@ -737,6 +737,9 @@ static void build_ops(Assign *A) {
     else
       for (int j = 0; j < op->nresults; j++)
         value_node(A, val(A, op->results[j]));
+    for (int r = 0; r < op->nregions; r++)
+      for (int j = 0; j < op->regions[r]->nargs; j++)
+        value_node(A, val(A, op->regions[r]->args[j]));
   }
   A->opfirst[A->nops] = A->nnodes;
 }
@@ -934,9 +937,17 @@ static void explain_types(Assign *A, const LyirOp *op, const char *fmt, const Ly
   ly_buf_free(&y);
 }
 
+/* Where a copy of v goes so that every later use sees it: before op, or
+ * before the op holding op's region in v's block (out of the region). */
+static LyirOp *copy_site(LyirOp *op, const LyirValue *v) {
+  LyirOp *at = lyir_op_ancestor_in(op, lyir_value_block(v));
+  LY_ASSERT(at); /* the verifier checked that v is in scope at op */
+  return at;
+}
+
 /* Operand i of op in layout t: through the copy of the value into t, made
- * before op if there is none yet (straight-line code: it then precedes
- * every later use). */
+ * before op (or the region op around it, copy_site) if there is none yet:
+ * it then precedes every later use. */
 static void need(Assign *A, Rewrite *w, LyirOp *op, int i, const LyTypeImpl *t) {
   LyirValue *v = op->operands[i];
   if (!t || t == v->type)
@@ -948,7 +959,7 @@ static void need(Assign *A, Rewrite *w, LyirOp *op, int i, const LyTypeImpl *t) 
       A->oom = true;
       return;
     }
-    lyir_op_insert_before(A->f, op, copy);
+    lyir_op_insert_before(A->f, copy_site(op, v), copy);
     c = copy->results[0];
     explain_types(A, op, "'%s' needs an operand in %s: a relayout from %s (%" PRId64 " bytes, shared by every use that needs it)",
                   t, v->type, copy_cost(A, v->type, t));
@@ -957,11 +968,18 @@ static void need(Assign *A, Rewrite *w, LyirOp *op, int i, const LyTypeImpl *t) 
 }
 
 /* A relayout to the layout its operand has vanishes; one that repeats an
- * earlier copy of the same value into the same layout reuses it. */
+ * earlier copy of the same value into the same layout reuses it. The first
+ * one, in a region, moves out to the operand's block (copy_site), so that
+ * the later uses it serves see it. */
 static void relayout(Assign *A, Rewrite *w, LyirOp *op) {
   LyirValue *v = op->operands[0], *r = op->results[0];
   LyirValue *same = r->type == v->type ? v : map_get(&w->copies, v, r->type);
   if (!same) {
+    LyirOp *at = copy_site(op, v);
+    if (at != op) {
+      lyir_op_remove(A->f, op);
+      lyir_op_insert_before(A->f, at, op);
+    }
     if (!map_put(&w->copies, v, r->type, r))
       A->oom = true;
     return;
@@ -976,7 +994,7 @@ static void relayout(Assign *A, Rewrite *w, LyirOp *op) {
 static void rewrite_uses(Assign *A) {
   Rewrite w = {0};
   for (LyirOp *op = A->f->first, *next; op && !A->oom; op = next) {
-    next = op->next;
+    next = lyir_op_walk_next(op);
     for (int i = 0; i < op->noperands; i++)
       for (LyirValue *r; (r = map_get(&w.repl, op->operands[i], NULL));)
         op->operands[i] = r;
@@ -1021,7 +1039,7 @@ static void keep_variant(Assign *A, LyirOp *op, int k) {
 /* The cost of SPEC 3.6, read off the output. */
 static int64_t output_cost(Assign *A, int64_t *relayouts, int64_t *variants) {
   *relayouts = *variants = 0;
-  for (const LyirOp *op = A->f->first; op; op = op->next) {
+  for (const LyirOp *op = A->f->first; op; op = lyir_op_walk_next(op)) {
     if (op->kind == LYIR_OP_RELAYOUT)
       *relayouts = lypq_add(*relayouts, copy_cost(A, op->operands[0]->type, op->results[0]->type));
     else if (variants_of(op))
@@ -1168,10 +1186,15 @@ static void dump_answer(Assign *A, const int *sel, const LypqResult *r, int64_t 
 
 /* --- The pass --------------------------------------------------------------------- */
 
+/* Ops in regions take part like top-level ones, in print order; the block
+ * arguments of an op's regions are indexed with its results. */
 static bool index_func(Assign *A) {
   int nv = A->f->nargs, no = 0;
-  for (const LyirOp *op = A->f->first; op; op = op->next)
+  for (const LyirOp *op = A->f->first; op; op = lyir_op_walk_next(op)) {
     nv += op->nresults, no++;
+    for (int r = 0; r < op->nregions; r++)
+      nv += op->regions[r]->nargs;
+  }
   A->vals = aalloc(A, (size_t)nv * sizeof *A->vals);
   A->ops = aalloc(A, (size_t)no * sizeof *A->ops);
   A->opnode = aalloc(A, (size_t)no * sizeof *A->opnode);
@@ -1180,10 +1203,13 @@ static bool index_func(Assign *A) {
     return false;
   for (int i = 0; i < A->f->nargs; i++)
     A->vals[A->nvals++] = (Val){.v = A->f->args[i], .node = -1, .demands = -1};
-  for (LyirOp *op = A->f->first; op; op = op->next) {
+  for (LyirOp *op = A->f->first; op; op = lyir_op_walk_next(op)) {
     A->ops[A->nops++] = op;
     for (int j = 0; j < op->nresults; j++)
       A->vals[A->nvals++] = (Val){.v = op->results[j], .node = -1, .demands = -1};
+    for (int r = 0; r < op->nregions; r++)
+      for (int j = 0; j < op->regions[r]->nargs; j++)
+        A->vals[A->nvals++] = (Val){.v = op->regions[r]->args[j], .node = -1, .demands = -1};
   }
   for (int i = 0; i < A->nvals; i++)
     A->vals[i].v->print_id = (unsigned)i; /* the printer's scratch, ours until it prints */
@@ -1286,7 +1312,38 @@ static LyStatus solve_and_apply(Assign *A) {
   return st;
 }
 
+static void any_error(LyirModule *m, LyLoc at, const char *what, int i, const LyirOp *op) {
+  lyir_error(m, at, "%s #%d of '%.*s' has layout 'any': layoutc does not know how an op with regions ties its "
+             "regions' arguments to its operands and results, so it cannot choose this layout; write the layout",
+             what, i, op->foreign.len, op->foreign.s);
+}
+
+/* The values of ops with regions (their operands, results and block
+ * arguments) must have their layouts written. */
+static bool check_regions(LyirModule *m, LyirFunc *f) {
+  bool ok = true;
+  for (const LyirOp *op = f->first; op; op = lyir_op_walk_next(op)) {
+    for (int i = 0; op->nregions && i < op->noperands; i++)
+      if (op->operands[i]->type->kind == LYD_ANY)
+        any_error(m, op->operand_locs[i], "operand", i, op), ok = false;
+    for (int i = 0; op->nregions && i < op->nresults; i++)
+      if (op->results[i]->type->kind == LYD_ANY)
+        any_error(m, op->result_type_locs[i], "result", i, op), ok = false;
+    for (int r = 0; r < op->nregions; r++)
+      for (int i = 0; i < op->regions[r]->nargs; i++)
+        if (op->regions[r]->args[i]->type->kind == LYD_ANY) {
+          lyir_error(m, op->regions[r]->args[i]->loc, "block argument #%d of region #%d of '%.*s' has layout 'any': "
+                     "layoutc does not know how the op ties it to its operands and results, so it cannot choose "
+                     "this layout; write the layout", i, r, op->foreign.len, op->foreign.s);
+          ok = false;
+        }
+  }
+  return ok;
+}
+
 static LyStatus assign_func(LyirModule *m, LyirFunc *f, unsigned flags) {
+  if (!check_regions(m, f))
+    return LY_ERROR_INVALID;
   Assign A = {.m = m, .ctx = {m->ctx}, .f = f, .flags = flags};
   ly_arena_init(&A.arena);
   LyStatus st = LY_ERROR_NOMEM;

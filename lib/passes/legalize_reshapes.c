@@ -284,9 +284,10 @@ static bool is_view_like(LyirOpKind k) {
 
 LyStatus lypass_legalize_func(LyirModule *m, LyirFunc *f, unsigned flags) {
   Legalize L = {.m = m, .ctx = {m->ctx}, .flags = flags, .fn = f};
-  /* Ops inserted around op are relayouts and views: not revisited. */
+  /* Ops inserted around op are relayouts and views: not revisited. Ops in
+   * regions are legalized in their block like top-level ones. */
   for (LyirOp *op = f->first, *next; op; op = next) {
-    next = op->next;
+    next = lyir_op_walk_next(op);
     LyStatus st = is_view_like(op->kind) ? legalize(&L, op) : LY_OK;
     if (st != LY_OK)
       return st;

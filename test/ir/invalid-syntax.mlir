@@ -146,7 +146,7 @@ func.func @ () {
 func.func @f(%a: tensor<4xf32>) {
   // The signature is required, as in MLIR's generic form. Syntax errors are
   // located at the token that does not fit.
-  // expected-error@+2 {{expected '<{', '{' or ':', found '"func.return"'}}
+  // expected-error@+2 {{expected '<{', '{', '(' or ':', found '"func.return"'}}
   %0 = "layout.view"(%a)
   "func.return"() : () -> ()
 }
@@ -229,8 +229,11 @@ func.func @custom_form(%n: index) {
 
 // -----
 func.func @region(%a: tensor<4xf32>) {
-  // expected-error@+1 {{expected '<{', '{' or ':', found '('; ops with regions are not supported (a function is one block of ops)}}
+  // Regions are read (test/ir/regions.mlir), but each is one block.
   %0 = "scf.execute_region"() ({
+    "foo.op"() : () -> ()
+  // expected-error@+1 {{expected string, value name, location, result group, 'return', 'builtin.unrealized_conversion_cast' or '}', found '^bb1'; a function body and a region are one block each: multi-block regions and branches are not supported}}
+  ^bb1:
     "scf.yield"(%a) : (tensor<4xf32>) -> ()
   }) : () -> tensor<4xf32>
   return
