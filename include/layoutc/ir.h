@@ -82,7 +82,8 @@ LAYOUTC_API char *lyModuleToStringWithFlags(LyModule m, unsigned flags);
 
 /* --- Building and walking a module --------------------------------------------
  * Handles to functions, ops and values are owned by their module and valid
- * until it is destroyed. Functions have one block; ops run in order. */
+ * until it is destroyed. Functions have one block; ops run in order; an op
+ * may have regions (below). */
 
 /* An empty module; null if memory is exhausted (a diagnostic on ctx). */
 LAYOUTC_API LyModule lyModuleCreate(LyContext ctx);
@@ -103,6 +104,18 @@ LAYOUTC_API int lyFuncGetNumResults(LyFunc f);
 LAYOUTC_API LyType lyFuncGetResultType(LyFunc f, int i);
 LAYOUTC_API LyOp lyFuncGetFirstOp(LyFunc f);
 LAYOUTC_API LyOp lyOpGetNext(LyOp op);
+
+/* Regions (docs/ir.md §1): an op layoutc does not know may have regions,
+ * each one block of ops with argument values (`^bb0(%i: index)`). Read
+ * only. lyOpGetNext walks a region's ops as it walks a function's. Out of
+ * range: 0 or a null handle. lyOpGetParentOp is the op whose region holds
+ * op, null at a function's top level. A block argument's defining op is
+ * null, as a function argument's. */
+LAYOUTC_API int lyOpGetNumRegions(LyOp op);
+LAYOUTC_API int lyOpGetRegionNumArgs(LyOp op, int region);
+LAYOUTC_API LyValue lyOpGetRegionArg(LyOp op, int region, int i);
+LAYOUTC_API LyOp lyOpGetRegionFirstOp(LyOp op, int region);
+LAYOUTC_API LyOp lyOpGetParentOp(LyOp op);
 
 /* Appends an op to f: its operands (values of f) and the types of its
  * results, which are new values lyOpGetResult(op, i). Attributes are set
@@ -134,7 +147,7 @@ LAYOUTC_API LyStatus lyOpGetIntArrayAttribute(LyOp op, const char *name, int64_t
  * example a layout the embedder chose) takes effect at the next verify. */
 LAYOUTC_API LyType lyValueGetType(LyValue v);
 LAYOUTC_API void lyValueSetType(LyValue v, LyType t);
-/* The op defining v; null for a function argument. */
+/* The op defining v; null for a function or block argument. */
 LAYOUTC_API LyOp lyValueGetDefiningOp(LyValue v);
 
 /* --- Passes ------------------------------------------------------------------ */

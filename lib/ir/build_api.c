@@ -94,6 +94,16 @@ LyType lyFuncGetResultType(LyFunc f, int i) {
 LyOp lyFuncGetFirstOp(LyFunc f) { return (LyOp){fn(f)->first}; }
 LyOp lyOpGetNext(LyOp o) { return (LyOp){op_(o)->next}; }
 
+int lyOpGetNumRegions(LyOp o) { return op_(o)->nregions; }
+static LyirBlock *region(LyOp o, int r) { return r >= 0 && r < op_(o)->nregions ? op_(o)->regions[r] : NULL; }
+int lyOpGetRegionNumArgs(LyOp o, int r) { return region(o, r) ? region(o, r)->nargs : 0; }
+LyValue lyOpGetRegionArg(LyOp o, int r, int i) {
+  LyirBlock *b = region(o, r);
+  return (LyValue){b && i >= 0 && i < b->nargs ? b->args[i] : NULL};
+}
+LyOp lyOpGetRegionFirstOp(LyOp o, int r) { return (LyOp){region(o, r) ? region(o, r)->first : NULL}; }
+LyOp lyOpGetParentOp(LyOp o) { return (LyOp){op_(o)->block ? op_(o)->block->parent : NULL}; }
+
 LyOp lyOpCreate(LyFunc fh, LyOpKind kind, int noperands, const LyValue *operands, int nresults,
                 const LyType *result_types) {
   LyirFunc *f = fn(fh);

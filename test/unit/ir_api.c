@@ -238,7 +238,44 @@ static void test_value_types(void) {
   lyContextDestroy(ctx);
 }
 
+/* Walking an op's regions, as an embedder reading an MLIR pipeline's
+ * scf.for does. */
+static void test_regions(void) {
+  LyContext ctx = lyContextCreate();
+  const char *text = "func.func @f(%a: tensor<4xf32>, %n: index) -> tensor<4xf32> {\n"
+                     "  %r = \"scf.for\"(%n, %a) ({\n"
+                     "  ^bb0(%i: index, %acc: tensor<4xf32>):\n"
+                     "    %v = \"layout.reshape\"(%acc) : (tensor<4xf32>) -> tensor<2x2xf32, any>\n"
+                     "    \"scf.yield\"(%acc) : (tensor<4xf32>) -> ()\n"
+                     "  }, {}) : (index, tensor<4xf32>) -> tensor<4xf32>\n"
+                     "  return %r : tensor<4xf32>\n"
+                     "}\n";
+  LyModule m = lyModuleParse(ctx, text, strlen(text), "regions");
+  CHECK(!lyModuleIsNull(m));
+  if (lyModuleIsNull(m)) {
+    lyContextDestroy(ctx);
+    return;
+  }
+  LyOp loop = lyFuncGetFirstOp(lyModuleGetFirstFunc(m));
+  CHECK(lyOpGetNumRegions(loop) == 2 && lyOpGetRegionNumArgs(loop, 0) == 2 && lyOpGetRegionNumArgs(loop, 1) == 0);
+  CHECK(lyOpIsNull(lyOpGetRegionFirstOp(loop, 1)) && lyOpIsNull(lyOpGetRegionFirstOp(loop, 2)));
+  CHECK(lyValueIsNull(lyOpGetRegionArg(loop, 0, 2)) && lyOpGetRegionNumArgs(loop, -1) == 0);
+  LyValue acc = lyOpGetRegionArg(loop, 0, 1);
+  CHECK(!lyValueIsNull(acc) && lyOpIsNull(lyValueGetDefiningOp(acc)));
+  LyOp reshape = lyOpGetRegionFirstOp(loop, 0);
+  CHECK(lyOpGetKind(reshape) == LY_OP_RESHAPE && lyValueEqual(lyOpGetOperand(reshape, 0), acc));
+  CHECK(lyOpGetParentOp(reshape).ptr == loop.ptr && lyOpIsNull(lyOpGetParentOp(loop)));
+  LyOp yield = lyOpGetNext(reshape);
+  CHECK(!lyOpIsNull(yield) && lyOpIsNull(lyOpGetNext(yield)) && lyOpGetNumRegions(yield) == 0);
+  /* The pass legalizes the reshape in its region. */
+  CHECK(lyModuleRunPass(m, "legalize-reshapes", LY_PASS_DEFAULT) == LY_OK);
+  CHECK(lyOpGetKind(lyOpGetRegionFirstOp(loop, 0)) == LY_OP_VIEW);
+  lyModuleDestroy(m);
+  lyContextDestroy(ctx);
+}
+
 int main(void) {
+  test_regions();
   test_round_trip();
   test_errors();
   test_registry();
