@@ -273,13 +273,17 @@ static Compile run_case(const Case *c, LyContext ctx, LyRepacker r, const Option
   memcpy(copy, src, (size_t)sbytes), nt_copy(copy, src, (size_t)sbytes), lyRepackRun(k, src, dst); /* warm up */
   if (has_dnnl)
     dnnl_run(&d);
-  for (int round = 0; round < 5 || now() - start < 3 * o->min_time; round++) {
-    TIME(&tm, memcpy(copy, src, (size_t)sbytes));
-    TIME(&tn, nt_copy(copy, src, (size_t)sbytes));
-    if (has_dnnl)
-      TIME(&td, dnnl_run(&d));
-    TIME(&tl, lyRepackRun(k, src, dst));
-  }
+  /* The order rotates each round: a contender that leaves dirty lines in the cache (oneDNN's
+   * plain stores, memcpy) slows whoever runs next, who must write them back; rotated, each
+   * contender's best comes from a round where it followed a clean one. */
+  for (int round = 0; round < 8 || now() - start < 3 * o->min_time; round++)
+    for (int j = 0; j < 4; j++)
+      switch ((round + j) % 4) {
+      case 0: TIME(&tm, memcpy(copy, src, (size_t)sbytes)); break;
+      case 1: TIME(&tn, nt_copy(copy, src, (size_t)sbytes)); break;
+      case 2: if (has_dnnl) TIME(&td, dnnl_run(&d)); break;
+      default: TIME(&tl, lyRepackRun(k, src, dst)); break;
+      }
   double gm = 2.0 * sbytes / tm / 1e9, gn = 2.0 * sbytes / tn / 1e9, gl = (double)(sbytes + dbytes) / tl / 1e9;
   double gd = has_dnnl ? (double)(sbytes + dbytes) / td / 1e9 : 0;
   int same = memcmp(dst, ref, (size_t)dbytes) == 0;

@@ -231,6 +231,10 @@ static int run_case(LyContext ctx, LyRepacker rep, int c) {
     for (int d = 0; d < rank; d++)
       numel *= dims[d] = tile_friendly ? pow2[pick(6)] : sizes[pick(16)];
   } while (numel > 4096);
+  if (pick(12) == 0) { /* a matrix with more than 64 rows over 256 bytes apart: runs of Y blocks (ym) */
+    rank = 2, dims[0] = 80 + 16 * pick(4), dims[1] = 80 + 16 * pick(4) + (pick(2) ? 0 : 1 + pick(15));
+    numel = (long long)dims[0] * dims[1];
+  }
   const Pair *p = &pairs[pick(sizeof pairs / sizeof pairs[0])];
   LyType s = random_type(ctx, rank, dims, p->from, 1), t = random_type(ctx, rank, dims, p->to, 0);
   int threads = 1 + pick(4), sb = elem_bytes(p->from), db = elem_bytes(p->to);
