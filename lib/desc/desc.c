@@ -549,6 +549,32 @@ static bool axis_jumps(const int64_t *f, int64_t nd, Jump *j, int *nj) {
   return true;
 }
 
+int lyd_function_digits(int d, const int64_t *f, int64_t n, LyDigit *out, int room) {
+  if (n < 2)
+    return 0;
+  int64_t *acc = ly_malloc((size_t)n * sizeof *acc), c;
+  if (!acc)
+    return -1;
+  memset(acc, 0, (size_t)n * sizeof *acc);
+  Jump j[2 * LY_MAX_DIGITS];
+  int nj = 0, m = -1;
+  bool ok = f[0] == 0;
+  for (int64_t b = 1; b < n && ok; b++) { /* as axis_jumps, on the heap */
+    ok = sub64(f[b], f[b - 1], &c) && sub64(c, acc[b], &c);
+    if (!ok || !c)
+      continue;
+    ok = nj < 2 * LY_MAX_DIGITS;
+    if (ok)
+      j[nj++] = (Jump){b, c};
+    for (int64_t q = 2 * b; q < n && ok; q += b)
+      ok = ly_add(acc[q], c, &acc[q]);
+  }
+  if (ok)
+    m = jumps_to_digits(d, n, j, nj, out, room);
+  ly_free(acc);
+  return m;
+}
+
 /* When sum stride * value over g (n digits) is a sum of per-dim functions
  * on the static dims (numel elements), its simple digits, rebuilt from each
  * axis's jumps, into out (at most room); -1 otherwise. */

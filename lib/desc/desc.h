@@ -234,6 +234,11 @@ bool lyd_check_alloc_bits(int64_t alloc, LyElem elem);
  * never grow. */
 int lyd_canonicalize(int rank, const int64_t *dims, LyDigit *g, int n, LyArena *scratch);
 
+/* The canonical simple digits (of dim d) of the map f on [0, n), f(0) = 0,
+ * rebuilt from its jumps as lyd_canonicalize does; at most room of them.
+ * -1 when f(0) != 0, they do not fit, or a value overflows. */
+int lyd_function_digits(int d, const int64_t *f, int64_t n, LyDigit *out, int room);
+
 /* Structural equality of canonical digit lists. */
 bool lyd_digits_equal(int rank, const LyDigit *a, const LyDigit *b, int n);
 

@@ -208,8 +208,12 @@ static void print_tiled(const LySpec *s, LyBuf *out) {
   ly_buf_puts(out, ">");
   for (int j = 0; j < s->ntiles; j++) {
     ly_buf_puts(out, ",(");
-    for (int e = 0; e < s->tiles[j].n; e++)
-      ly_buf_printf(out, "%s%lld", e ? "," : "", (long long)s->tiles[j].size[e]);
+    for (int e = 0; e < s->tiles[j].n; e++) {
+      if (s->tiles[j].size[e])
+        ly_buf_printf(out, "%s%lld", e ? "," : "", (long long)s->tiles[j].size[e]);
+      else
+        ly_buf_printf(out, "%s*", e ? "," : "");
+    }
     ly_buf_puts(out, ")");
   }
   ly_buf_puts(out, ">");
@@ -220,7 +224,7 @@ static void print_tiled(const LySpec *s, LyBuf *out) {
  * digits' divisors, the next larger divisor gives the second tile's split of
  * the count dim, the next smaller one its split of the within dim. Each
  * candidate is lowered and compared. */
-static bool try_tiled(const LyTypeImpl *t, LyBuf *out) {
+static bool find_tiled(const LyTypeImpl *t, LySpec *found) {
   int r = t->rank;
   if (r == 0 || t->base != 0 || !all_simple(t))
     return false;
@@ -269,7 +273,7 @@ static bool try_tiled(const LyTypeImpl *t, LyBuf *out) {
       bool same = n >= 0 && alloc == t->alloc && n == t->ndigits && lyd_digits_equal(r, g, t->digits, n);
       ly_arena_free(&scratch);
       if (same) {
-        print_tiled(&s, out);
+        *found = s;
         return true;
       }
     }
@@ -491,7 +495,7 @@ static int tiled_pieces(const LyTypeImpl *t, unsigned pad, Piece *P, int *npadde
   return m;
 }
 
-static bool try_tiled_pieces(const LyTypeImpl *t, LyBuf *out) {
+static bool find_tiled_pieces(const LyTypeImpl *t, LySpec *found) {
   Piece P[2 * LY_MAX_DIGITS + 1];
   if (t->rank == 0 || t->base != 0 || !all_simple(t) || t->alloc <= 0)
     return false;
@@ -502,10 +506,305 @@ static bool try_tiled_pieces(const LyTypeImpl *t, LyBuf *out) {
       for (int ones_first = 0; ones_first < 2; ones_first++) {
         LySpec s;
         if (pieces_spec(t, P, n, pre, ones_first, &s) && tiled_matches(t, &s)) {
-          print_tiled(&s, out);
+          *found = s;
           return true;
         }
       }
+    }
+  }
+  return false;
+}
+
+static bool try_tiled(const LyTypeImpl *t, LyBuf *out) {
+  LySpec s;
+  if (!find_tiled(t, &s) && !find_tiled_pieces(t, &s))
+    return false;
+  print_tiled(&s, out);
+  return true;
+}
+
+/* --- tiled_layout with '*' ------------------------------------------------- */
+
+/* XLA's '*' combines dims before a tile, row-major, so a digit of the
+ * combined dim is a digit of `n_b*i_a + i_b`: a general digit over both
+ * dims when the tile does not divide the combination, and when it does,
+ * simple digits that continue each other, with padding only the combined
+ * dim explains. The printer groups the dims that such digits join, reads
+ * each group as one virtual dim (its map along the group's row-major index,
+ * rebuilt from its jumps), finds a tiling of the virtual type as above, and
+ * writes each group back as its dims with a '*' before all but the last in
+ * the first tile. Each group reads at most this many elements. */
+#define GROUP_MAX_ELEMS (1 << 16)
+
+typedef struct {
+  int n;                      /* groups */
+  int dims[LY_MAX_RANK];      /* each group's dims together, major to minor */
+  int start[LY_MAX_RANK + 1]; /* group g holds dims[start[g] .. start[g+1]) */
+} Grouping;
+
+static int find_root(int *up, int d) {
+  while (up[d] != d)
+    d = up[d] = up[up[d]];
+  return d;
+}
+
+/* The group of each digit: the one all its dims are in; -1 when a digit
+ * spans groups (the grouping does not separate the map). */
+static bool digit_groups(const LyTypeImpl *t, const int *of, int *gd) {
+  for (int k = 0; k < t->ndigits; k++) {
+    gd[k] = -1;
+    for (int d = 0; d < t->rank; d++)
+      if (lyd_digit_uses_dim(&t->digits[k], t->rank, d)) {
+        if (gd[k] >= 0 && gd[k] != of[d])
+          return false;
+        gd[k] = of[d];
+      }
+  }
+  return true;
+}
+
+/* Dims joined by general digits, and neighbours in memory that continue
+ * each other (the smallest stride of the major group is the reach, stride
+ * times extent, of the minor one's largest digit): bit j of *cont says the
+ * j-th group in memory continues the one before it, and those in `chain`
+ * are joined. Within a group, dims go by their weight in general digits,
+ * then by their largest stride. False when every group is one dim. */
+static bool make_grouping(const LyTypeImpl *t, unsigned chain, unsigned *cont, Grouping *G) {
+  memset(G, 0, sizeof *G);
+  int r = t->rank, up[LY_MAX_RANK];
+  int64_t weight[LY_MAX_RANK] = {0}, top[LY_MAX_RANK] = {0};
+  for (int d = 0; d < r; d++)
+    up[d] = d;
+  for (int k = 0; k < t->ndigits; k++) {
+    const LyDigit *g = &t->digits[k];
+    int first = -1;
+    for (int d = 0; d < r; d++) {
+      if (!lyd_digit_uses_dim(g, r, d))
+        continue;
+      if (g->dim < 0 && g->coef[d] > weight[d])
+        weight[d] = g->coef[d];
+      if (g->stride > top[d])
+        top[d] = g->stride;
+      if (first < 0)
+        first = d;
+      else
+        up[find_root(up, d)] = find_root(up, first);
+    }
+  }
+  /* Groups by largest stride, descending; digitless dims last. */
+  int roots[LY_MAX_RANK], nr = 0;
+  int64_t hi[LY_MAX_RANK], lo[LY_MAX_RANK], reach[LY_MAX_RANK];
+  for (int d = 0; d < r; d++) {
+    if (find_root(up, d) != d)
+      continue;
+    hi[d] = 0, lo[d] = INT64_MAX, reach[d] = 0;
+    for (int k = 0; k < t->ndigits; k++) {
+      const LyDigit *g = &t->digits[k];
+      int64_t x;
+      bool mine = false;
+      for (int e = 0; e < r && !mine; e++)
+        mine = find_root(up, e) == d && lyd_digit_uses_dim(g, r, e);
+      if (!mine)
+        continue;
+      hi[d] = g->stride > hi[d] ? g->stride : hi[d];
+      lo[d] = g->stride < lo[d] ? g->stride : lo[d];
+      if (ly_mul(g->stride, g->ext, &x) && x > reach[d])
+        reach[d] = x;
+    }
+    int p = nr++;
+    for (; p > 0 && hi[roots[p - 1]] < hi[d]; p--)
+      roots[p] = roots[p - 1];
+    roots[p] = d;
+  }
+  bool merged[LY_MAX_RANK] = {0}; /* group j joins group j-1 */
+  *cont = 0;
+  for (int j = 1; j < nr && j < 32; j++) {
+    if (hi[roots[j]] > 0 && lo[roots[j - 1]] == reach[roots[j]])
+      *cont |= 1u << j;
+    merged[j] = chain >> j & 1;
+  }
+  G->n = 0;
+  int m = 0, any = 0;
+  for (int j = 0; j < nr; j++) {
+    if (!merged[j])
+      G->start[G->n++] = m;
+    int from = m;
+    for (int d = 0; d < r; d++) {
+      if (find_root(up, d) != roots[j])
+        continue;
+      int p = m++;
+      for (; p > from && (weight[G->dims[p - 1]] < weight[d] ||
+                          (weight[G->dims[p - 1]] == weight[d] && top[G->dims[p - 1]] < top[d]));
+           p--)
+        G->dims[p] = G->dims[p - 1];
+      G->dims[p] = d;
+    }
+  }
+  G->start[G->n] = m;
+  for (int g = 0; g < G->n; g++)
+    any |= G->start[g + 1] - G->start[g] > 1;
+  return any;
+}
+
+/* The virtual type of t over the groups: one dim per group, whose digits
+ * are those of the group's map along its row-major index. */
+static bool virtual_type(const LyTypeImpl *t, const Grouping *G, LyTypeImpl *v, LyDigit *vg) {
+  int of[LY_MAX_RANK], gd[LY_MAX_DIGITS], m = 0;
+  for (int g = 0; g < G->n; g++)
+    for (int j = G->start[g]; j < G->start[g + 1]; j++)
+      of[G->dims[j]] = g;
+  if (!digit_groups(t, of, gd))
+    return false;
+  *v = (LyTypeImpl){.elem = t->elem, .rank = G->n, .kind = LYD_DIGITS, .alloc = t->alloc};
+  for (int g = 0; g < G->n; g++) {
+    int64_t n = 1, idx[LY_MAX_RANK] = {0};
+    for (int j = G->start[g]; j < G->start[g + 1]; j++)
+      if (!ly_mul(n, t->dims[G->dims[j]], &n) || n > GROUP_MAX_ELEMS)
+        return false;
+    v->dims[g] = n;
+    int64_t *f = ly_malloc((size_t)n * sizeof *f);
+    bool ok = f != NULL;
+    for (int64_t i = 0; i < n && ok; i++) {
+      int64_t x = i, sum = 0, term;
+      for (int j = G->start[g + 1] - 1; j >= G->start[g]; j--)
+        idx[G->dims[j]] = x % t->dims[G->dims[j]], x /= t->dims[G->dims[j]];
+      for (int k = 0; k < t->ndigits && ok; k++)
+        ok = gd[k] != g || (ly_mul(t->digits[k].stride, lyd_digit_value(&t->digits[k], t->rank, idx), &term) &&
+                            ly_add(sum, term, &sum));
+      f[i] = sum;
+    }
+    int c = ok ? lyd_function_digits(g, f, n, vg + m, LY_MAX_DIGITS - m) : -1;
+    ly_free(f);
+    if (c < 0)
+      return false;
+    m += c;
+  }
+  LyArena scratch; /* simple digits: nothing is allocated */
+  ly_arena_init(&scratch);
+  v->ndigits = lyd_canonicalize(v->rank, v->dims, vg, m, &scratch);
+  ly_arena_free(&scratch);
+  v->digits = vg;
+  return v->ndigits >= 0;
+}
+
+/* The tiling of t from vs, a tiling of its virtual type: each group's dims
+ * in the permutation, and a '*' before all but the last in the first tile
+ * that reaches the group's place (tiles keep the count dims in place, so
+ * the places before that tile are the group's dims, uncombined); a group no
+ * tile reaches gets a last tile of 1s (a tile of 1 moves nothing). */
+static bool expand_stars(const LySpec *vs, const Grouping *G, int rank, LySpec *s) {
+  int rv = vs->nperm, np = 0, place[LY_MAX_RANK];
+  memset(s, 0, sizeof *s);
+  s->kind = LYS_TILED;
+  s->nperm = rank;
+  for (int k = 0; k < rv; k++) {
+    int g = vs->perm[k];
+    place[g] = k;
+    for (int j = G->start[g]; j < G->start[g + 1]; j++)
+      s->perm[np++] = G->dims[j];
+  }
+  bool done[LY_MAX_RANK] = {0};
+  int cur = rv, left = 0;
+  for (int g = 0; g < G->n; g++)
+    left += G->start[g + 1] - G->start[g] > 1;
+  for (int j = 0; j <= vs->ntiles && left; j++) {
+    LyTile tl = {0};
+    if (j < vs->ntiles) {
+      tl = vs->tiles[j];
+    } else { /* a last tile of 1s from the first group left */
+      int from = cur;
+      for (int g = 0; g < G->n; g++)
+        if (!done[g] && G->start[g + 1] - G->start[g] > 1 && place[g] < from)
+          from = place[g];
+      if (j == LY_MAX_TILES || cur - from > LY_MAX_RANK)
+        return false;
+      tl.n = cur - from;
+      for (int e = 0; e < tl.n; e++)
+        tl.size[e] = 1;
+    }
+    LyTile *out = &s->tiles[j];
+    int at = cur - tl.n;
+    out->n = 0;
+    for (int e = 0; e < tl.n; e++) {
+      int g = -1;
+      for (int h = 0; h < G->n && at + e < rv; h++)
+        if (place[h] == at + e && !done[h])
+          g = h;
+      if (g >= 0 && G->start[g + 1] - G->start[g] > 1) {
+        for (int q = G->start[g]; q < G->start[g + 1] - 1; q++) {
+          if (out->n == LY_MAX_RANK)
+            return false;
+          out->size[out->n++] = 0;
+        }
+        left--;
+      }
+      if (g >= 0)
+        done[g] = true;
+      if (out->n == LY_MAX_RANK)
+        return false;
+      out->size[out->n++] = tl.size[e];
+    }
+    s->ntiles = j + 1;
+    cur += tl.n;
+  }
+  for (int j = s->ntiles; j < vs->ntiles; j++)
+    s->tiles[s->ntiles++] = vs->tiles[j];
+  return left == 0;
+}
+
+/* A shorter spelling of the same tiling, where there is one: a first tile
+ * (1) whose within dim the next tile's last entry, 1, leaves alone (the
+ * first tile then moves nothing), and last tiles of 1s. False when there is
+ * nothing to drop. (find_tiled can spell `(8,4)` as `(1),(8,4,1)`.) */
+static bool drop_ones(LySpec *s) {
+  bool dropped = false;
+  while (s->ntiles >= 2 && s->tiles[0].n == 1 && s->tiles[0].size[0] == 1 && s->tiles[1].n >= 2 &&
+         s->tiles[1].size[s->tiles[1].n - 1] == 1) {
+    memmove(s->tiles, s->tiles + 1, (size_t)(s->ntiles - 1) * sizeof *s->tiles);
+    s->ntiles--;
+    s->tiles[0].n--;
+    trim_tile(&s->tiles[0]);
+    dropped = true;
+  }
+  for (bool ones = true; s->ntiles > 0 && ones; ) {
+    const LyTile *tl = &s->tiles[s->ntiles - 1];
+    for (int e = 0; e < tl->n; e++)
+      ones = ones && tl->size[e] == 1;
+    if (ones)
+      s->ntiles--, dropped = true;
+  }
+  return dropped;
+}
+
+/* Tries the groups general digits make, then with each pair of groups
+ * that continue each other joined, then with all of them: at most r + 1
+ * groupings, each read and tiled once. */
+static bool try_tiled_stars(const LyTypeImpl *t, LyBuf *out) {
+  if (t->rank < 2 || t->base != 0 || t->alloc <= 0)
+    return false;
+  Grouping G;
+  unsigned cont = 0, chain = 0;
+  for (int attempt = -1; attempt <= 32; attempt++) {
+    if (attempt >= 0) { /* the next continuing pair alone, then all */
+      chain = attempt < 32 ? 1u << attempt : cont;
+      if (attempt < 32 ? !(cont & chain) : __builtin_popcount(cont) < 2)
+        continue;
+    }
+    if (!make_grouping(t, chain, &cont, &G))
+      continue;
+    LyTypeImpl v;
+    LyDigit vg[LY_MAX_DIGITS];
+    LySpec vs, s;
+    if (!virtual_type(t, &G, &v, vg) || !(find_tiled(&v, &vs) || find_tiled_pieces(&v, &vs)))
+      continue;
+    LySpec shorter = vs;
+    if (drop_ones(&shorter) && expand_stars(&shorter, &G, t->rank, &s) && tiled_matches(t, &s)) {
+      print_tiled(&s, out);
+      return true;
+    }
+    if (expand_stars(&vs, &G, t->rank, &s) && tiled_matches(t, &s)) {
+      print_tiled(&s, out);
+      return true;
     }
   }
   return false;
@@ -639,7 +938,7 @@ void lyd_print_layout(const LyTypeImpl *t, LyBuf *out) {
     break;
   }
   if (lyd_is_static(t)) {
-    if (try_row_major(t) || try_morton(t, out) || try_tag(t, out) || try_tiled(t, out) || try_tiled_pieces(t, out))
+    if (try_row_major(t) || try_morton(t, out) || try_tag(t, out) || try_tiled(t, out) || try_tiled_stars(t, out))
       return;
   }
   if (try_strided(t, out))
