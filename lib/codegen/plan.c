@@ -326,9 +326,10 @@ static int64_t x_super_block(const LycNest *x, int V) {
 /* Whether the tiles are 64-byte vectors over source rows a multiple of 4 KB
  * apart: the rows then share their L1 and L2 sets, and with runs over many
  * rows (y_multiple) a line fetched ahead is evicted by the other rows'
- * before it is read. Such rows take runs of 512 bytes and no prefetch
- * (8192x8192 f32: 10.7 -> 12.3 GB/s on an AVX-512 Xeon; 6000x5000, rows
- * 20000 bytes apart, keeps both: 17 -> 13 without). A sweep of few rows
+ * before it is read. Such rows take runs of a kilobyte and no prefetch
+ * (8192x8192 f32 on an AVX-512 Xeon, in tile pairs: 256-byte runs with the
+ * prefetch 11.7-12.2 GB/s, 512 bytes without 14.6-14.9, a kilobyte 15.9-17.4;
+ * 6000x5000, rows 20000 bytes apart, keeps both: 17 -> 13 without). A sweep of few rows
  * keeps its prefetch of the next line (abc -> cba, 64 rows 1 MB apart:
  * 8 GB/s without, 21 with). */
 static bool rows_alias(const LycNest *x, int V, int sbytes, int dbytes) {
@@ -339,7 +340,7 @@ static bool rows_alias(const LycNest *x, int V, int sbytes, int dbytes) {
 static int y_multiple(const LycNest *x, int V, int sbytes, int dbytes) {
   const LycLoop *X = &x->loops[x->nloops - 1];
   int64_t blocks = x->loops[x->nloops - 2].n / V, rows = x->xsuper ? x->xsuper : X->n;
-  int64_t row_bytes = X->ss * sbytes, run = Y_RUN_BYTES * (rows_alias(x, V, sbytes, dbytes) ? 2 : 1);
+  int64_t row_bytes = X->ss * sbytes, run = Y_RUN_BYTES * (rows_alias(x, V, sbytes, dbytes) ? 4 : 1);
   bool forward = row_bytes > -Y_RUN_BYTES && row_bytes <= Y_RUN_BYTES;
   if ((int64_t)V * (sbytes > dbytes ? sbytes : dbytes) >= LINE_BYTES && (rows <= Y_RUN_MIN_ROWS || forward))
     return 1;
