@@ -5,6 +5,7 @@
 #include "codegen/codegen.h"
 
 #include <pthread.h>
+#include <time.h>
 
 typedef struct PoolJob {
   struct PoolJob *next;
@@ -39,8 +40,11 @@ static PoolJob *take(LycPool *p, int *i) {
   if (!j)
     return NULL;
   *i = j->next_index++;
-  if (j->next_index == j->n && !(p->head = j->next))
-    p->tail = NULL;
+  if (j->next_index == j->n) {
+    __atomic_store_n(&p->head, j->next, __ATOMIC_RELEASE);
+    if (!j->next)
+      p->tail = NULL;
+  }
   return j;
 }
 
@@ -49,14 +53,51 @@ static void finish(LycPool *p, PoolJob *j) {
     pthread_cond_broadcast(&p->finished);
 }
 
+/* A worker that runs out of work watches the queue this long before it
+ * sleeps: waking a sleeping thread takes longer than a cache-resident
+ * repack's share (OIhw -> OIhw16i16o 256x256x3x3, 4.7 MB, 2 threads: the
+ * caller had done most of the work by the time the worker woke), and
+ * callers often repack several tensors in a row. OpenMP runtimes spin the
+ * same way. */
+#define SPIN_NS 200000
+
+static int64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* Spins (p->mu released) until work is queued, the pool stops, or SPIN_NS
+ * pass; returns with p->mu held. */
+static void spin(LycPool *p) {
+  pthread_mutex_unlock(&p->mu);
+  int64_t end = now_ns() + SPIN_NS;
+  for (unsigned k = 0;; k++) {
+    if (__atomic_load_n(&p->head, __ATOMIC_ACQUIRE) || __atomic_load_n(&p->stop, __ATOMIC_ACQUIRE))
+      break;
+    __builtin_ia32_pause();
+    if (!(k & 255) && now_ns() > end)
+      break;
+  }
+  pthread_mutex_lock(&p->mu);
+}
+
 static void *worker(void *arg) {
   LycPool *p = arg;
   pthread_mutex_lock(&p->mu);
   for (;;) {
     PoolJob *j;
     int i;
-    while (!p->stop && !(j = take(p, &i)))
+    bool spun = false;
+    while (!p->stop && !(j = take(p, &i))) {
+      if (!spun) {
+        spin(p);
+        spun = true;
+        continue;
+      }
       pthread_cond_wait(&p->work, &p->mu);
+      spun = false; /* woken: spin again after this job */
+    }
     if (p->stop)
       break;
     pthread_mutex_unlock(&p->mu);
@@ -89,7 +130,7 @@ void lyc_pool_run(LycPool *p, int n, void (*fn)(int i, void *arg), void *arg) {
   if (p->tail)
     p->tail->next = &job;
   else
-    p->head = &job;
+    __atomic_store_n(&p->head, &job, __ATOMIC_RELEASE);
   p->tail = &job;
   pthread_cond_broadcast(&p->work);
   /* The caller works on its own job too, so it finishes even with no workers. */
@@ -99,7 +140,7 @@ void lyc_pool_run(LycPool *p, int n, void (*fn)(int i, void *arg), void *arg) {
       PoolJob **pp = &p->head, *prev = NULL;
       while (*pp != &job)
         prev = *pp, pp = &(*pp)->next;
-      *pp = job.next;
+      __atomic_store_n(pp, job.next, __ATOMIC_RELEASE);
       if (p->tail == &job)
         p->tail = prev;
     }
@@ -117,7 +158,7 @@ void lyc_pool_destroy(LycPool *p) {
   if (!p)
     return;
   pthread_mutex_lock(&p->mu);
-  p->stop = true;
+  __atomic_store_n(&p->stop, true, __ATOMIC_RELEASE);
   pthread_cond_broadcast(&p->work);
   pthread_mutex_unlock(&p->mu);
   for (int i = 0; i < p->nworkers; i++)
