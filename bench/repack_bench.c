@@ -1,6 +1,6 @@
 /* repack_bench: layoutc's JIT repack kernels against memcpy and oneDNN's reorder (SPEC 5).
  * oneDNN is linked here only, as a yardstick. For each case one run measures, on the same
- * buffers, the best of several round-robin repetitions of memcpy (of the source size), oneDNN's
+ * buffers, the best of several round-robin rounds (each contender four runs in a row) of memcpy (of the source size), oneDNN's
  * reorder and layoutc's kernel, prints GB/s as (source bytes + destination bytes) / best time and the ratios,
  * and checks that layoutc and oneDNN wrote the same bytes. Then the median JIT compile time per
  * kernel and the cost of a cached kernel lookup.
@@ -273,17 +273,21 @@ static Compile run_case(const Case *c, LyContext ctx, LyRepacker r, const Option
   memcpy(copy, src, (size_t)sbytes), nt_copy(copy, src, (size_t)sbytes), lyRepackRun(k, src, dst); /* warm up */
   if (has_dnnl)
     dnnl_run(&d);
-  /* The order rotates each round: a contender that leaves dirty lines in the cache (oneDNN's
-   * plain stores, memcpy) slows whoever runs next, who must write them back; rotated, each
-   * contender's best comes from a round where it followed a clean one. */
-  for (int round = 0; round < 8 || now() - start < 3 * o->min_time; round++)
+  /* Each contender runs RUNS times in a row, all timed, and the order rotates each round: the
+   * first runs after another contender pay for what it left (dirty lines to write back, and
+   * after oneDNN's half-second reference f16 reorder a source no longer in the cache: layoutc's
+   * f32 -> f16 ran at 1.4 ms in a loop and 2.8-3 ms for the two runs after such a pause), so each
+   * one's best comes from a run that followed itself, as in a loop of the same repack. */
+  enum { RUNS = 4 };
+  for (int round = 0; round < 3 || now() - start < 3 * o->min_time; round++)
     for (int j = 0; j < 4; j++)
-      switch ((round + j) % 4) {
-      case 0: TIME(&tm, memcpy(copy, src, (size_t)sbytes)); break;
-      case 1: TIME(&tn, nt_copy(copy, src, (size_t)sbytes)); break;
-      case 2: if (has_dnnl) TIME(&td, dnnl_run(&d)); break;
-      default: TIME(&tl, lyRepackRun(k, src, dst)); break;
-      }
+      for (int run = 0; run < RUNS; run++)
+        switch ((round + j) % 4) {
+        case 0: TIME(&tm, memcpy(copy, src, (size_t)sbytes)); break;
+        case 1: TIME(&tn, nt_copy(copy, src, (size_t)sbytes)); break;
+        case 2: if (has_dnnl) TIME(&td, dnnl_run(&d)); break;
+        default: TIME(&tl, lyRepackRun(k, src, dst)); break;
+        }
   double gm = 2.0 * sbytes / tm / 1e9, gn = 2.0 * sbytes / tn / 1e9, gl = (double)(sbytes + dbytes) / tl / 1e9;
   double gd = has_dnnl ? (double)(sbytes + dbytes) / td / 1e9 : 0;
   int same = memcmp(dst, ref, (size_t)dbytes) == 0;
