@@ -13,10 +13,10 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef void (*KernelFn)(const void *src, void *dst, int64_t thread, int64_t nthreads);
 
@@ -158,7 +158,10 @@ void lyc_host_target(LycTarget *t) {
    * non-temporal stores and 1.01x with plain ones; an eighth made the 51 MB
    * repacks 5-25% slower among other work). LAYOUTC_NT_THRESHOLD=BYTES sets
    * it: the tests do, so the plans they check do not depend on the host. */
-  long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  long l3 = 0;
+#ifdef _SC_LEVEL3_CACHE_SIZE /* glibc's; elsewhere 16 MB */
+  l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
   t->nt_threshold = l3 / 16 > (16 << 20) ? l3 / 16 : 16 << 20;
   const char *nt = getenv("LAYOUTC_NT_THRESHOLD");
   char *end;

@@ -61,6 +61,14 @@ static void finish(LycPool *p, PoolJob *j) {
  * same way. */
 #define SPIN_NS 200000
 
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ volatile("yield");
+#endif
+}
+
 static int64_t now_ns(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -75,7 +83,7 @@ static void spin(LycPool *p) {
   for (unsigned k = 0;; k++) {
     if (__atomic_load_n(&p->head, __ATOMIC_ACQUIRE) || __atomic_load_n(&p->stop, __ATOMIC_ACQUIRE))
       break;
-    __builtin_ia32_pause();
+    cpu_relax();
     if (!(k & 255) && now_ns() > end)
       break;
   }
