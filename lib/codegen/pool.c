@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef struct PoolJob {
   struct PoolJob *next;
@@ -21,13 +22,14 @@ struct LycPool {
   pthread_t *workers;
   int nworkers, cap;
   bool stop;
+  bool spin; /* more than one CPU: idle workers spin before they sleep */
 };
 
 LycPool *lyc_pool_create(void) {
   LycPool *p = ly_malloc(sizeof *p);
   if (!p)
     return NULL;
-  *p = (LycPool){0};
+  *p = (LycPool){.spin = sysconf(_SC_NPROCESSORS_ONLN) > 1};
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->work, NULL);
   pthread_cond_init(&p->finished, NULL);
@@ -96,7 +98,7 @@ static void *worker(void *arg) {
   for (;;) {
     PoolJob *j;
     int i;
-    bool spun = false;
+    bool spun = !p->spin; /* on one CPU a spinning worker only delays the caller */
     while (!p->stop && !(j = take(p, &i))) {
       if (!spun) {
         spin(p);
@@ -104,7 +106,7 @@ static void *worker(void *arg) {
         continue;
       }
       pthread_cond_wait(&p->work, &p->mu);
-      spun = false; /* woken: spin again after this job */
+      spun = !p->spin; /* woken: spin again after this job */
     }
     if (p->stop)
       break;
