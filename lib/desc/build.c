@@ -466,7 +466,16 @@ static bool build_tiled(Builder *b, LyTypeImpl *t, LyDigit *g) {
       t->alloc = 0;
       return true;
     }
-  PhysDim *phys = ly_arena_alloc(&b->scratch, MAX_PHYS * sizeof *phys);
+  /* Only as many dims as the tiling reaches (a PhysDim is 4 KiB, zeroed):
+   * the printer lowers thousands of candidate tilings. */
+  int most = rank, cur = rank;
+  for (int j = 0; j < s->ntiles; j++) {
+    for (int e = 0; e < s->tiles[j].n; e++)
+      cur += s->tiles[j].size[e] ? 1 : -1;
+    most = cur > most ? cur : most;
+  }
+  LY_ASSERT(most <= MAX_PHYS); /* validate_tiled bounds the rank */
+  PhysDim *phys = ly_arena_alloc(&b->scratch, (size_t)most * sizeof *phys);
   if (!phys)
     return false;
   int np = rank;
@@ -504,7 +513,7 @@ static bool build_tiled(Builder *b, LyTypeImpl *t, LyDigit *g) {
     for (int e = 0; e < nt; e++) {
       PhysDim *dim = &phys[first + e];
       PhysDim *within = &phys[np];
-      LY_ASSERT(np + 1 <= MAX_PHYS); /* validate_tiled bounds the rank */
+      LY_ASSERT(np + 1 <= most);
       if (!split_pieces(b, dim, sizes[e], within, t->dims, rank) &&
           !(make_general(b, dim, t->dims, rank) && split_pieces(b, dim, sizes[e], within, t->dims, rank))) {
         error_at(b, tl->loc, "tile %lld overflows the size computation", (long long)sizes[e]);

@@ -219,73 +219,6 @@ static void print_tiled(const LySpec *s, LyBuf *out) {
   ly_buf_puts(out, ">");
 }
 
-/* Reads an XLA tiling (one or two tiles) off the digits: the permutation
- * from the outermost digits' strides; each dim's first tile is one of its
- * digits' divisors, the next larger divisor gives the second tile's split of
- * the count dim, the next smaller one its split of the within dim. Each
- * candidate is lowered and compared. */
-static bool find_tiled(const LyTypeImpl *t, LySpec *found) {
-  int r = t->rank;
-  if (r == 0 || t->base != 0 || !all_simple(t))
-    return false;
-  int64_t divs[LY_MAX_RANK][LY_MAX_DIGITS + 1], outer_stride[LY_MAX_RANK];
-  int nd[LY_MAX_RANK] = {0};
-  for (int d = 0; d < r; d++)
-    divs[d][nd[d]++] = 1, outer_stride[d] = -1;
-  for (int k = 0; k < t->ndigits; k++) { /* a dim's digits come largest div first */
-    const LyDigit *g = &t->digits[k];
-    if (outer_stride[g->dim] < 0)
-      outer_stride[g->dim] = g->stride;
-    if (g->div > 1)
-      divs[g->dim][nd[g->dim]++] = g->div;
-  }
-  int perm[LY_MAX_RANK], np = 0;
-  for (int d = 0; d < r; d++) { /* insertion sort by outer stride, digitless dims in place */
-    int p = np;
-    while (p > 0 && outer_stride[d] >= 0 && outer_stride[perm[p - 1]] >= 0 && outer_stride[perm[p - 1]] < outer_stride[d])
-      p--;
-    memmove(perm + p + 1, perm + p, (np - p) * sizeof *perm);
-    perm[p] = d;
-    np++;
-  }
-  int choice[LY_MAX_RANK] = {0};
-  for (int tries = 0; tries < 4096; tries++) {
-    int64_t t1[LY_MAX_RANK], c[LY_MAX_RANK], w[LY_MAX_RANK];
-    for (int d = 0; d < r; d++) {
-      t1[d] = divs[d][choice[d]];
-      c[d] = w[d] = 1;
-      for (int j = 0; j < nd[d]; j++) {
-        int64_t x = divs[d][j];
-        if (x > t1[d] && x % t1[d] == 0 && (c[d] == 1 || x / t1[d] < c[d]))
-          c[d] = x / t1[d];
-        if (x < t1[d] && x > w[d] && t1[d] % x == 0)
-          w[d] = x;
-      }
-    }
-    LySpec s;
-    tiled_spec(t, perm, t1, c, w, &s);
-    if (s.ntiles > 0) {
-      LyDigit g[LY_MAX_DIGITS];
-      int64_t alloc;
-      LyArena scratch;
-      ly_arena_init(&scratch);
-      int n = lyd_tiled_digits(&s, r, t->dims, g, &alloc, &scratch);
-      bool same = n >= 0 && alloc == t->alloc && n == t->ndigits && lyd_digits_equal(r, g, t->digits, n);
-      ly_arena_free(&scratch);
-      if (same) {
-        *found = s;
-        return true;
-      }
-    }
-    int d = 0; /* next combination */
-    while (d < r && ++choice[d] == nd[d])
-      choice[d++] = 0;
-    if (d == r)
-      return false;
-  }
-  return false;
-}
-
 /* Whether the tiled spec s lowers to exactly t's digits and allocation. */
 static bool tiled_matches(const LyTypeImpl *t, const LySpec *s) {
   LyDigit g[LY_MAX_DIGITS];
@@ -296,6 +229,87 @@ static bool tiled_matches(const LyTypeImpl *t, const LySpec *s) {
   bool same = n >= 0 && alloc == t->alloc && n == t->ndigits && lyd_digits_equal(t->rank, g, t->digits, n);
   ly_arena_free(&scratch);
   return same;
+}
+
+/* The first tiling of `ntiles` tiles in perm's order whose first tile
+ * takes, for each dim d, one of its candidate sizes divs[d] (the earlier
+ * ones first; the first ndiv[d] are its digits' divisors, which alone give
+ * the second tile's splits). */
+static bool tiled_in_order(const LyTypeImpl *t, const int *perm, int64_t (*divs)[LY_MAX_DIGITS + 2],
+                           const int *ndiv, const int *nd, int ntiles, LySpec *found) {
+  int r = t->rank, choice[LY_MAX_RANK] = {0};
+  for (int tries = 0; tries < 4096; tries++) {
+    int64_t t1[LY_MAX_RANK], c[LY_MAX_RANK], w[LY_MAX_RANK];
+    for (int d = 0; d < r; d++) {
+      t1[d] = divs[d][choice[d]];
+      c[d] = w[d] = 1;
+      for (int j = 0; j < ndiv[d]; j++) {
+        int64_t x = divs[d][j];
+        if (x > t1[d] && x % t1[d] == 0 && (c[d] == 1 || x / t1[d] < c[d]))
+          c[d] = x / t1[d];
+        if (x < t1[d] && x > w[d] && t1[d] % x == 0)
+          w[d] = x;
+      }
+    }
+    LySpec s;
+    tiled_spec(t, perm, t1, c, w, &s);
+    if (s.ntiles == ntiles && tiled_matches(t, &s)) {
+      *found = s;
+      return true;
+    }
+    int d = 0; /* next combination */
+    while (d < r && ++choice[d] == nd[d])
+      choice[d++] = 0;
+    if (d == r)
+      return false;
+  }
+  return false;
+}
+
+/* Reads an XLA tiling (one or two tiles) off the digits: each dim's first
+ * tile is one of its digits' divisors or its whole extent, the next larger
+ * divisor gives the second tile's split of the count dim, the next smaller
+ * one its split of the within dim. The spelling a user would write comes
+ * first: one tile before two, and the dims in their own order (`order`, or
+ * 0..r-1 when NULL; a dim tiled by its extent, its count 1, stays where it
+ * is rather than being moved out by a tile of 1: XLA's `T(2,*,128)` on
+ * bf16[2,3,1004]) before the permutation of the outermost digits' strides.
+ * Each candidate is lowered and compared. */
+static bool find_tiled(const LyTypeImpl *t, const int *order, LySpec *found) {
+  int r = t->rank;
+  if (r == 0 || t->base != 0 || !all_simple(t))
+    return false;
+  int64_t divs[LY_MAX_RANK][LY_MAX_DIGITS + 2], outer_stride[LY_MAX_RANK];
+  int nd[LY_MAX_RANK] = {0};
+  for (int d = 0; d < r; d++)
+    divs[d][nd[d]++] = 1, outer_stride[d] = -1;
+  for (int k = 0; k < t->ndigits; k++) { /* a dim's digits come largest div first */
+    const LyDigit *g = &t->digits[k];
+    if (outer_stride[g->dim] < 0)
+      outer_stride[g->dim] = g->stride;
+    if (g->div > 1)
+      divs[g->dim][nd[g->dim]++] = g->div;
+  }
+  int ndiv[LY_MAX_RANK]; /* the whole extent, last: a tile of 1 reads simpler when both fit */
+  for (int d = 0; d < r; d++)
+    if ((ndiv[d] = nd[d]), t->dims[d] > 1)
+      divs[d][nd[d]++] = t->dims[d];
+  int own[LY_MAX_RANK], perm[LY_MAX_RANK], np = 0;
+  for (int d = 0; d < r; d++) { /* insertion sort by outer stride, digitless dims in place */
+    int p = np;
+    while (p > 0 && outer_stride[d] >= 0 && outer_stride[perm[p - 1]] >= 0 && outer_stride[perm[p - 1]] < outer_stride[d])
+      p--;
+    memmove(perm + p + 1, perm + p, (np - p) * sizeof *perm);
+    perm[p] = d;
+    own[d] = order ? order[d] : d;
+    np++;
+  }
+  bool other = memcmp(perm, own, (size_t)r * sizeof *perm) != 0;
+  for (int ntiles = 1; ntiles <= 2; ntiles++)
+    if (tiled_in_order(t, own, divs, ndiv, nd, ntiles, found) ||
+        (other && tiled_in_order(t, perm, divs, ndiv, nd, ntiles, found)))
+      return true;
+  return false;
 }
 
 /* Builds an XLA tiling piece by piece from the digits in memory order
@@ -517,7 +531,7 @@ static bool find_tiled_pieces(const LyTypeImpl *t, LySpec *found) {
 
 static bool try_tiled(const LyTypeImpl *t, LyBuf *out) {
   LySpec s;
-  if (!find_tiled(t, &s) && !find_tiled_pieces(t, &s))
+  if (!find_tiled(t, NULL, &s) && !find_tiled_pieces(t, &s))
     return false;
   print_tiled(&s, out);
   return true;
@@ -776,6 +790,21 @@ static bool drop_ones(LySpec *s) {
   return dropped;
 }
 
+/* The groups in the order of their smallest dims: the permutation a user
+ * who wrote the '*' would have written. */
+static void group_order(const Grouping *G, int *order) {
+  int first[LY_MAX_RANK];
+  for (int g = 0; g < G->n; g++) {
+    first[g] = LY_MAX_RANK;
+    for (int j = G->start[g]; j < G->start[g + 1]; j++)
+      first[g] = G->dims[j] < first[g] ? G->dims[j] : first[g];
+    int p = g;
+    for (; p > 0 && first[order[p - 1]] > first[g]; p--)
+      order[p] = order[p - 1];
+    order[p] = g;
+  }
+}
+
 /* Tries the groups general digits make, then with each pair of groups
  * that continue each other joined, then with all of them: at most r + 1
  * groupings, each read and tiled once. */
@@ -795,7 +824,9 @@ static bool try_tiled_stars(const LyTypeImpl *t, LyBuf *out) {
     LyTypeImpl v;
     LyDigit vg[LY_MAX_DIGITS];
     LySpec vs, s;
-    if (!virtual_type(t, &G, &v, vg) || !(find_tiled(&v, &vs) || find_tiled_pieces(&v, &vs)))
+    int order[LY_MAX_RANK]; /* the groups in the order of their first dims */
+    group_order(&G, order);
+    if (!virtual_type(t, &G, &v, vg) || !(find_tiled(&v, order, &vs) || find_tiled_pieces(&v, &vs)))
       continue;
     LySpec shorter = vs;
     if (drop_ones(&shorter) && expand_stars(&shorter, &G, t->rank, &s) && tiled_matches(t, &s)) {
