@@ -219,8 +219,52 @@ static void print_tiled(const LySpec *s, LyBuf *out) {
   ly_buf_puts(out, ">");
 }
 
+/* The allocation of the tiled spec s on t's dims, from the tiled shape
+ * alone (the product of its extents); -1 when invalid or too large. Much
+ * cheaper than lowering, so candidates whose allocation differs are never
+ * lowered (a tile that does not divide what it tiles lowers to general
+ * digits, which canonicalising checks over every element). */
+static int64_t tiled_alloc(const LyTypeImpl *t, const LySpec *s) {
+  int64_t shape[2 * LY_MAX_DIGITS], alloc = 1;
+  int n = t->rank;
+  for (int k = 0; k < n; k++)
+    shape[k] = t->dims[s->perm[k]];
+  for (int j = 0; j < s->ntiles; j++) {
+    const LyTile *tl = &s->tiles[j];
+    if (tl->n > n || tl->size[tl->n - 1] == 0)
+      return -1;
+    int first = n - tl->n, w = first;
+    int64_t sizes[LY_MAX_RANK];
+    for (int e = 0; e < tl->n; e++) {
+      int64_t x = shape[first + e];
+      if (tl->size[e] == 0) { /* '*': combines with the next dim */
+        if (!ly_mul(x, shape[first + e + 1], &shape[first + e + 1]))
+          return -1;
+        continue;
+      }
+      sizes[w - first] = tl->size[e];
+      shape[w++] = x;
+    }
+    int nt = w - first;
+    if (w + nt > 2 * LY_MAX_DIGITS)
+      return -1;
+    for (int e = 0; e < nt; e++) {
+      int64_t x = shape[first + e];
+      shape[first + e] = x / sizes[e] + (x % sizes[e] != 0);
+      shape[w + e] = sizes[e];
+    }
+    n = w + nt;
+  }
+  for (int k = 0; k < n; k++)
+    if (!ly_mul(alloc, shape[k], &alloc))
+      return -1;
+  return alloc;
+}
+
 /* Whether the tiled spec s lowers to exactly t's digits and allocation. */
 static bool tiled_matches(const LyTypeImpl *t, const LySpec *s) {
+  if (tiled_alloc(t, s) != t->alloc)
+    return false;
   LyDigit g[LY_MAX_DIGITS];
   int64_t alloc;
   LyArena scratch;
@@ -234,10 +278,13 @@ static bool tiled_matches(const LyTypeImpl *t, const LySpec *s) {
 /* The first tiling of `ntiles` tiles in perm's order whose first tile
  * takes, for each dim d, one of its candidate sizes divs[d] (the earlier
  * ones first; the first ndiv[d] are its digits' divisors, which alone give
- * the second tile's splits). */
+ * the second tile's splits: the neighbouring ones that divide, or with
+ * ntiles 3, two tiles whose splits need not divide what they split). */
 static bool tiled_in_order(const LyTypeImpl *t, const int *perm, int64_t (*divs)[LY_MAX_DIGITS + 2],
                            const int *ndiv, const int *nd, int ntiles, LySpec *found) {
   int r = t->rank, choice[LY_MAX_RANK] = {0};
+  bool loose = ntiles == 3;
+  ntiles = loose ? 2 : ntiles;
   for (int tries = 0; tries < 4096; tries++) {
     int64_t t1[LY_MAX_RANK], c[LY_MAX_RANK], w[LY_MAX_RANK];
     for (int d = 0; d < r; d++) {
@@ -245,9 +292,9 @@ static bool tiled_in_order(const LyTypeImpl *t, const int *perm, int64_t (*divs)
       c[d] = w[d] = 1;
       for (int j = 0; j < ndiv[d]; j++) {
         int64_t x = divs[d][j];
-        if (x > t1[d] && x % t1[d] == 0 && (c[d] == 1 || x / t1[d] < c[d]))
+        if (x > t1[d] && (loose || x % t1[d] == 0) && (c[d] == 1 || x / t1[d] < c[d]))
           c[d] = x / t1[d];
-        if (x < t1[d] && x > w[d] && t1[d] % x == 0)
+        if (x < t1[d] && x > w[d] && (loose || t1[d] % x == 0))
           w[d] = x;
       }
     }
@@ -304,8 +351,16 @@ static bool find_tiled(const LyTypeImpl *t, const int *order, LySpec *found) {
     own[d] = order ? order[d] : d;
     np++;
   }
+  /* A tile of a tile that does not divide it leaves divisors that do not
+   * divide each other (floor(i/3) and floor(i/2) mod 2 for (3),(2) on 6):
+   * only then are such splits tried, as a third pass. */
+  bool loose = false;
+  for (int d = 0; d < r; d++)
+    for (int j = 1; j < ndiv[d]; j++)
+      for (int k = 1; k < j && !loose; k++)
+        loose = divs[d][k] % divs[d][j] != 0;
   bool other = memcmp(perm, own, (size_t)r * sizeof *perm) != 0;
-  for (int ntiles = 1; ntiles <= 2; ntiles++)
+  for (int ntiles = 1; ntiles <= (loose ? 3 : 2); ntiles++)
     if (tiled_in_order(t, own, divs, ndiv, nd, ntiles, found) ||
         (other && tiled_in_order(t, perm, divs, ndiv, nd, ntiles, found)))
       return true;
