@@ -201,6 +201,9 @@ void lyc_cache_store(const LycCacheKey *k, LLVMMemoryBufferRef obj);
 
 /* Host target facts (vector width) for planning. */
 void lyc_host_target(LycTarget *t);
+
+/* Seconds on the monotonic clock (compile times, the pool's spin). */
+double lyc_now_seconds(void);
 /* The host CPU's name and LLVM feature string (computed once per process). */
 const char *lyc_host_cpu(void);
 const char *lyc_host_features(void);

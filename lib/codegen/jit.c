@@ -361,7 +361,7 @@ void lyRepackerDestroy(LyRepacker h) {
 
 /* ===== Compiling a kernel ============================================================ */
 
-static double now_seconds(void) {
+double lyc_now_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
@@ -518,7 +518,7 @@ static bool build_kernel(Repacker *r, LyDiagEngine *d, LycKernel *k) {
   if (lyc_check_pair(d, k->src, k->dst) != LY_OK)
     return false;
   lyTypeGetSizeBytes(lyd_wrap(k->dst), &k->dst_bytes);
-  double t0 = now_seconds();
+  double t0 = lyc_now_seconds();
   LycPlan p;
   bool ok = lyc_plan(&p, k->src, k->dst, &r->tgt);
   if (ok) {
@@ -529,7 +529,7 @@ static bool build_kernel(Repacker *r, LyDiagEngine *d, LycKernel *k) {
   }
   if (!ok && d->errors == 0)
     oom(d);
-  k->compile_seconds = now_seconds() - t0;
+  k->compile_seconds = lyc_now_seconds() - t0;
   return ok;
 }
 

@@ -332,9 +332,13 @@ static int64_t x_super_block(const LycNest *x, int V) {
  * 6000x5000, rows 20000 bytes apart, keeps both: 17 -> 13 without). A sweep of few rows
  * keeps its prefetch of the next line (abc -> cba, 64 rows 1 MB apart:
  * 8 GB/s without, 21 with). */
+static bool line_vectors(int V, int sbytes, int dbytes) { /* a vector of the wider side fills a line */
+  return (int64_t)V * (sbytes > dbytes ? sbytes : dbytes) >= LINE_BYTES;
+}
+
 static bool rows_alias(const LycNest *x, int V, int sbytes, int dbytes) {
   int64_t row_bytes = x->loops[x->nloops - 1].ss * sbytes;
-  return (int64_t)V * (sbytes > dbytes ? sbytes : dbytes) >= LINE_BYTES && row_bytes && row_bytes % 4096 == 0;
+  return line_vectors(V, sbytes, dbytes) && row_bytes && row_bytes % 4096 == 0;
 }
 
 static int y_multiple(const LycNest *x, int V, int sbytes, int dbytes) {
@@ -342,7 +346,7 @@ static int y_multiple(const LycNest *x, int V, int sbytes, int dbytes) {
   int64_t blocks = x->loops[x->nloops - 2].n / V, rows = x->xsuper ? x->xsuper : X->n;
   int64_t row_bytes = X->ss * sbytes, run = Y_RUN_BYTES * (rows_alias(x, V, sbytes, dbytes) ? 4 : 1);
   bool forward = row_bytes > -Y_RUN_BYTES && row_bytes <= Y_RUN_BYTES;
-  if ((int64_t)V * (sbytes > dbytes ? sbytes : dbytes) >= LINE_BYTES && (rows <= Y_RUN_MIN_ROWS || forward))
+  if (line_vectors(V, sbytes, dbytes) && (rows <= Y_RUN_MIN_ROWS || forward))
     return 1;
   int want = run / (V * sbytes) > 1 ? (int)(run / (V * sbytes)) : 1;
   while (want > 1 && (x->ny != 1 || blocks < want || blocks % want))

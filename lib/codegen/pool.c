@@ -5,7 +5,6 @@
 #include "codegen/codegen.h"
 
 #include <pthread.h>
-#include <time.h>
 #include <unistd.h>
 
 typedef struct PoolJob {
@@ -61,7 +60,7 @@ static void finish(LycPool *p, PoolJob *j) {
  * caller had done most of the work by the time the worker woke), and
  * callers often repack several tensors in a row. OpenMP runtimes spin the
  * same way. */
-#define SPIN_NS 200000
+#define SPIN_SECONDS 200e-6
 
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -71,22 +70,16 @@ static inline void cpu_relax(void) {
 #endif
 }
 
-static int64_t now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-/* Spins (p->mu released) until work is queued, the pool stops, or SPIN_NS
- * pass; returns with p->mu held. */
+/* Spins (p->mu released) until work is queued, the pool stops, or
+ * SPIN_SECONDS pass; returns with p->mu held. */
 static void spin(LycPool *p) {
   pthread_mutex_unlock(&p->mu);
-  int64_t end = now_ns() + SPIN_NS;
+  double end = lyc_now_seconds() + SPIN_SECONDS;
   for (unsigned k = 0;; k++) {
     if (__atomic_load_n(&p->head, __ATOMIC_ACQUIRE) || __atomic_load_n(&p->stop, __ATOMIC_ACQUIRE))
       break;
     cpu_relax();
-    if (!(k & 255) && now_ns() > end)
+    if (!(k & 255) && lyc_now_seconds() > end)
       break;
   }
   pthread_mutex_lock(&p->mu);
@@ -100,13 +93,13 @@ static void *worker(void *arg) {
     int i;
     bool spun = !p->spin; /* on one CPU a spinning worker only delays the caller */
     while (!p->stop && !(j = take(p, &i))) {
-      if (!spun) {
+      if (spun) {
+        pthread_cond_wait(&p->work, &p->mu);
+        spun = !p->spin; /* woken without work (another took it): watch again first */
+      } else {
         spin(p);
         spun = true;
-        continue;
       }
-      pthread_cond_wait(&p->work, &p->mu);
-      spun = !p->spin; /* woken: spin again after this job */
     }
     if (p->stop)
       break;
