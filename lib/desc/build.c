@@ -418,6 +418,15 @@ static bool make_general(Builder *b, PhysDim *dim, const int64_t *dims, int rank
   return true;
 }
 
+/* How many dims a tile adds to the shape it tiles: a count and a within
+ * dim for each size, less the dims each '*' combines away. */
+static int tile_growth(const LyTile *tl) {
+  int stars = 0;
+  for (int e = 0; e < tl->n; e++)
+    stars += tl->size[e] == 0;
+  return tl->n - 2 * stars;
+}
+
 static bool validate_tiled(Builder *b, int rank) {
   const LySpec *s = &b->ast->spec;
   if (s->nperm != rank) {
@@ -445,10 +454,7 @@ static bool validate_tiled(Builder *b, int rank) {
       error_at(b, tl->loc, "'*' must be followed by a more-minor dim in the tile");
       return false;
     }
-    int stars = 0;
-    for (int e = 0; e < tl->n; e++)
-      stars += tl->size[e] == 0;
-    cur += tl->n - 2 * stars;
+    cur += tile_growth(tl);
     if (cur > MAX_PHYS) {
       error_at(b, tl->loc, "tiling produces more than %d dims", MAX_PHYS);
       return false;
@@ -469,11 +475,9 @@ static bool build_tiled(Builder *b, LyTypeImpl *t, LyDigit *g) {
   /* Only as many dims as the tiling reaches (a PhysDim is 4 KiB, zeroed):
    * the printer lowers thousands of candidate tilings. */
   int most = rank, cur = rank;
-  for (int j = 0; j < s->ntiles; j++) {
-    for (int e = 0; e < s->tiles[j].n; e++)
-      cur += s->tiles[j].size[e] ? 1 : -1;
-    most = cur > most ? cur : most;
-  }
+  for (int j = 0; j < s->ntiles; j++)
+    if ((cur += tile_growth(&s->tiles[j])) > most)
+      most = cur;
   LY_ASSERT(most <= MAX_PHYS); /* validate_tiled bounds the rank */
   PhysDim *phys = ly_arena_alloc(&b->scratch, (size_t)most * sizeof *phys);
   if (!phys)
@@ -1104,6 +1108,43 @@ const LyTypeImpl *lyd_build(LyCtx *ctx, const LyTypeAst *a) {
   }
   ly_arena_free(&b.scratch);
   return r;
+}
+
+int64_t lyd_tiled_alloc(const LySpec *s, int rank, const int64_t *dims) {
+  int64_t shape[2 * LY_MAX_DIGITS], alloc = 1;
+  int n = rank;
+  for (int k = 0; k < n; k++)
+    shape[k] = dims[s->perm[k]];
+  for (int j = 0; j < s->ntiles; j++) {
+    const LyTile *tl = &s->tiles[j];
+    if (tl->n > n || tl->size[tl->n - 1] == 0)
+      return -1;
+    int first = n - tl->n, w = first;
+    int64_t sizes[LY_MAX_RANK];
+    for (int e = 0; e < tl->n; e++) {
+      int64_t x = shape[first + e];
+      if (tl->size[e] == 0) { /* '*': combines with the next dim */
+        if (!ly_mul(x, shape[first + e + 1], &shape[first + e + 1]))
+          return -1;
+        continue;
+      }
+      sizes[w - first] = tl->size[e];
+      shape[w++] = x;
+    }
+    int nt = w - first;
+    if (w + nt > 2 * LY_MAX_DIGITS)
+      return -1;
+    for (int e = 0; e < nt; e++) {
+      int64_t x = shape[first + e];
+      shape[first + e] = x / sizes[e] + (x % sizes[e] != 0);
+      shape[w + e] = sizes[e];
+    }
+    n = w + nt;
+  }
+  for (int k = 0; k < n; k++)
+    if (!ly_mul(alloc, shape[k], &alloc))
+      return -1;
+  return alloc;
 }
 
 int lyd_tiled_digits(const LySpec *spec, int rank, const int64_t *dims, LyDigit *g, int64_t *alloc,

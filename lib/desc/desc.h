@@ -208,6 +208,13 @@ const LyTypeImpl *lyd_build(LyCtx *ctx, const LyTypeAst *ast);
 int lyd_tiled_digits(const LySpec *spec, int rank, const int64_t *dims, LyDigit *g, int64_t *alloc,
                      LyArena *scratch);
 
+/* The allocation of a tiled_layout spec on static dims from its tiled shape
+ * alone (the product of its extents), without lowering; -1 when invalid or
+ * too large. The printer skips candidates whose allocation differs (a tile
+ * that does not divide what it tiles lowers to general digits, which
+ * canonicalising checks over every element). (build.c) */
+int64_t lyd_tiled_alloc(const LySpec *spec, int rank, const int64_t *dims);
+
 /* Canonicalises t's digits in place (t->digits must be writable) and interns
  * it. Every constructor of a type ends here, so the size rules
  * (lyd_check_sizes) hold for every type whoever built it. NULL after

@@ -219,51 +219,9 @@ static void print_tiled(const LySpec *s, LyBuf *out) {
   ly_buf_puts(out, ">");
 }
 
-/* The allocation of the tiled spec s on t's dims, from the tiled shape
- * alone (the product of its extents); -1 when invalid or too large. Much
- * cheaper than lowering, so candidates whose allocation differs are never
- * lowered (a tile that does not divide what it tiles lowers to general
- * digits, which canonicalising checks over every element). */
-static int64_t tiled_alloc(const LyTypeImpl *t, const LySpec *s) {
-  int64_t shape[2 * LY_MAX_DIGITS], alloc = 1;
-  int n = t->rank;
-  for (int k = 0; k < n; k++)
-    shape[k] = t->dims[s->perm[k]];
-  for (int j = 0; j < s->ntiles; j++) {
-    const LyTile *tl = &s->tiles[j];
-    if (tl->n > n || tl->size[tl->n - 1] == 0)
-      return -1;
-    int first = n - tl->n, w = first;
-    int64_t sizes[LY_MAX_RANK];
-    for (int e = 0; e < tl->n; e++) {
-      int64_t x = shape[first + e];
-      if (tl->size[e] == 0) { /* '*': combines with the next dim */
-        if (!ly_mul(x, shape[first + e + 1], &shape[first + e + 1]))
-          return -1;
-        continue;
-      }
-      sizes[w - first] = tl->size[e];
-      shape[w++] = x;
-    }
-    int nt = w - first;
-    if (w + nt > 2 * LY_MAX_DIGITS)
-      return -1;
-    for (int e = 0; e < nt; e++) {
-      int64_t x = shape[first + e];
-      shape[first + e] = x / sizes[e] + (x % sizes[e] != 0);
-      shape[w + e] = sizes[e];
-    }
-    n = w + nt;
-  }
-  for (int k = 0; k < n; k++)
-    if (!ly_mul(alloc, shape[k], &alloc))
-      return -1;
-  return alloc;
-}
-
 /* Whether the tiled spec s lowers to exactly t's digits and allocation. */
 static bool tiled_matches(const LyTypeImpl *t, const LySpec *s) {
-  if (tiled_alloc(t, s) != t->alloc)
+  if (lyd_tiled_alloc(s, t->rank, t->dims) != t->alloc)
     return false;
   LyDigit g[LY_MAX_DIGITS];
   int64_t alloc;
