@@ -18,10 +18,12 @@ import glob
 import os
 import pty
 import re
+import select
 import shlex
 import subprocess
 import sys
 import tempfile
+import time
 
 
 def examples(path):
@@ -62,24 +64,31 @@ def matches(want, got):
     return bool(got) and want[0].rstrip() == got[0].rstrip() and matches(want[1:], got[1:])
 
 
+# Written to the terminal by this script once the command has exited: the
+# output is complete when it comes back out of the master side. Waiting for
+# EIO instead loses output, because Linux may report the slave closed before
+# the last bytes the command wrote reach the master.
+END = b"\x1b[doctest-end]"
+
+
 def run(cmd, cwd, env):
     """Runs cmd on a terminal, so stdout and stderr interleave as a user sees
     them; returns (status, lines)."""
     master, slave = pty.openpty()
     p = subprocess.Popen(["bash", "-c", cmd], cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave)
+    out, status, deadline = b"", None, time.monotonic() + 300
+    while not out.endswith(END):
+        if status is None and time.monotonic() > deadline:
+            p.kill()
+        ready, _, _ = select.select([master], [], [], 0.05)
+        if ready:
+            out += os.read(master, 65536)
+        elif status is None and p.poll() is not None:
+            status = p.returncode
+            os.write(slave, END)
     os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
     os.close(master)
-    status = p.wait(timeout=300)
-    lines = b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n").split("\n")
+    lines = out[:-len(END)].decode("utf-8", "replace").replace("\r\n", "\n").split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     return status, lines
