@@ -227,15 +227,6 @@ static bool try_zip(LycNest *x, int V) {
   return true;
 }
 
-static int64_t gcd64(int64_t a, int64_t b) {
-  a = a < 0 ? -a : a, b = b < 0 ? -b : b;
-  while (b) {
-    int64_t t = a % b;
-    a = b, b = t;
-  }
-  return a;
-}
-
 /* The line the stores of a transpose should fill: a non-temporal store of
  * part of a line is flushed to memory alone (a read-modify-write there), so
  * a 32-byte vector transposing f32 into nhwc with stores that bypass the
@@ -280,13 +271,13 @@ static bool zip_aligned(const LycNest *x, int V, int dbits) {
   int64_t unit = (contiguous ? V : width) * dbits / 8, g = x->dst_base; /* bytes (sub-byte: packed) */
   int64_t burst = (contiguous || group_contiguous ? V : 1) * x->xg * width * dbits / 8;
   for (int i = 0; i < x->nloops - 1 - x->ny; i++)
-    g = gcd64(g, x->loops[i].ds);
+    g = ly_gcd(g, x->loops[i].ds);
   for (int i = x->nloops - 1 - x->ny; i < x->nloops - 1; i++)
-    g = gcd64(g, x->ny == 1 ? V * Y->ds : x->loops[i].ds);
+    g = ly_gcd(g, x->ny == 1 ? V * Y->ds : x->loops[i].ds);
   if (!contiguous && !group_contiguous)
-    g = gcd64(g, Y->ds);
+    g = ly_gcd(g, Y->ds);
   if (X->n > x->xg * width)
-    g = gcd64(g, x->xg * width);
+    g = ly_gcd(g, x->xg * width);
   return unit >= 16 && unit <= LINE_BYTES && !(unit & (unit - 1)) && burst % LINE_BYTES == 0 &&
          (g == 0 || (g * dbits) % (LINE_BYTES * 8) == 0);
 }
@@ -415,7 +406,7 @@ static bool contig_aligned(const LycNest *x, int V, int dbytes) {
   const LycLoop *X = &x->loops[x->nloops - 1];
   int64_t unit = (int64_t)V * dbytes, g = x->dst_base;
   for (int i = 0; i < x->nloops - 1; i++)
-    g = gcd64(g, x->loops[i].ds);
+    g = ly_gcd(g, x->loops[i].ds);
   return unit >= 16 && unit <= LINE_BYTES && !(unit & (unit - 1)) && (X->n * dbytes) % LINE_BYTES == 0 &&
          (g == 0 || (g * dbytes) % LINE_BYTES == 0);
 }

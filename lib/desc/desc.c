@@ -93,14 +93,6 @@ bool lyd_digit_uses_dim(const LyDigit *g, int rank, int d) {
   return false;
 }
 
-static int64_t gcd64(int64_t a, int64_t b) {
-  while (b) {
-    int64_t t = a % b;
-    a = b, b = t;
-  }
-  return a;
-}
-
 /* Rewrites a general digit over one dim (or with a common factor) into a
  * simpler equivalent. Returns false if the digit is identically zero. */
 static void simplify_general(LyDigit *g, int rank, const int64_t *dims, int64_t *coef) {
@@ -112,7 +104,7 @@ static void simplify_general(LyDigit *g, int rank, const int64_t *dims, int64_t 
     if (dims[d] == 1)
       coef[d] = 0; /* i_d is always 0 */
     if (coef[d]) {
-      gg = gcd64(gg, coef[d]);
+      gg = ly_gcd(gg, coef[d]);
       nz++;
       last = d;
     }
@@ -122,7 +114,7 @@ static void simplify_general(LyDigit *g, int rank, const int64_t *dims, int64_t 
     return;
   }
   /* floor(g*E'/div) = floor(E'/(div/g)) when g divides div. */
-  int64_t common = gcd64(gg, g->div);
+  int64_t common = ly_gcd(gg, g->div);
   if (common > 1) {
     for (int d = 0; d < rank; d++)
       coef[d] /= common;
@@ -515,9 +507,12 @@ static int refine_simple(int rank, const int64_t *dims, LyDigit *g, int n) {
   return n;
 }
 
-/* Elements up to which a list with general digits is checked for being a
- * sum of per-dim functions (one evaluation of every digit per element). */
-#define SEPARABLE_MAX_ELEMS 4096
+/* A list with general digits is checked for being a sum of per-dim
+ * functions on a box of at most SEPARABLE_MAX_BOX indices (one per residue
+ * of the map's periods) and read along each axis, at most SEPARABLE_MAX_AXIS
+ * values in all: a few milliseconds at worst. */
+#define SEPARABLE_MAX_BOX (1 << 16)
+#define SEPARABLE_MAX_AXIS (1 << 18)
 
 /* sum of stride * value over g at idx; false on overflow. */
 static bool digits_sum(const LyDigit *g, int n, int rank, const int64_t *idx, int64_t *out) {
@@ -529,24 +524,101 @@ static bool digits_sum(const LyDigit *g, int n, int rank, const int64_t *idx, in
   return true;
 }
 
-/* The jumps of dim d read off f_d, its map along the axis (f[i] = offset at
- * i e_d): c_b = step(b) minus the jumps at b's proper divisors. */
-static bool axis_jumps(const int64_t *f, int64_t nd, Jump *j, int *nj) {
-  int64_t acc[SEPARABLE_MAX_ELEMS] = {0}, c;
-  *nj = 0;
-  for (int64_t b = 1; b < nd; b++) {
-    if (!sub64(f[b], f[b - 1], &c) || !sub64(c, acc[b], &c))
-      return false;
-    if (!c)
-      continue;
-    if (*nj == 2 * LY_MAX_DIGITS)
-      return false;
-    j[(*nj)++] = (Jump){b, c};
-    for (int64_t m = 2 * b; m < nd; m += b)
-      if (!ly_add(acc[m], c, &acc[m]))
-        return false;
+/* lcm(a, b), or 0 (no period) when either is 0 or it passes cap. */
+static int64_t period_lcm(int64_t a, int64_t b, int64_t cap) {
+  int64_t r;
+  if (!a || !b || !ly_mul(a / ly_gcd(a, b), b, &r) || r > cap)
+    return 0;
+  return r;
+}
+
+/* The period of g's value along dim d: value(i + p e_d) = value(i) + *inc
+ * for every i with both indices in the type. 0 when there is none up to cap
+ * or when a term of E is negative (E could then fall below 0 somewhere, where
+ * C's division is not a floor). */
+static int64_t digit_period(const LyDigit *g, int rank, int d, int64_t cap, int64_t *inc) {
+  int64_t p = 1, de = 1, t;
+  *inc = 0;
+  if (g->dim >= 0 && g->dim != d)
+    return 1;
+  if (g->dim < 0) {
+    int64_t sp[LY_MAX_DIGITS], si[LY_MAX_DIGITS];
+    if (g->nsub > LY_MAX_DIGITS || g->coef[d] < 0)
+      return 0;
+    for (int j = 0; j < g->nsub && p; j++)
+      p = g->sub[j].stride < 0 ? 0 : period_lcm(p, sp[j] = digit_period(&g->sub[j], rank, d, cap, &si[j]), cap);
+    if (!p || !ly_mul(g->coef[d], p, &de))
+      return 0;
+    for (int j = 0; j < g->nsub; j++)
+      if (!ly_mul(si[j], p / sp[j], &t) || !ly_mul(t, g->sub[j].stride, &t) || !ly_add(de, t, &de))
+        return 0;
   }
-  return true;
+  int64_t k = de ? g->div / ly_gcd(de, g->div) : 1; /* E grows by a multiple of div */
+  if (!ly_mul(p, k, &p) || p > cap || !ly_mul(de, k, &de))
+    return 0;
+  *inc = de / g->div;
+  if (g->wrap) { /* and the value by a multiple of ext */
+    k = *inc ? g->ext / ly_gcd(*inc, g->ext) : 1;
+    *inc = 0;
+    if (!ly_mul(p, k, &p) || p > cap)
+      return 0;
+  }
+  return p;
+}
+
+/* Where g (n digits) is a sum of per-dim functions on the static dims, its
+ * simple digits, read off its values along each axis, into out (at most
+ * room); -1 otherwise or past the bounds above.
+ *
+ * The check runs on a box, not on every index: with P_d the common period of
+ * all digits along d (value(i + P_d e_d) = value(i) + c), the difference
+ * h(i) = f(i) - sum_d f(i_d e_d) has period P_d in each dim, so it is 0
+ * everywhere when it is 0 on i_d < min(n_d, P_d). */
+static int axis_digits(int rank, const int64_t *dims, const LyDigit *g, int n, LyDigit *out, int room) {
+  int64_t box[LY_MAX_RANK], idx[LY_MAX_RANK] = {0}, cells = 1, total = 0, inc, f;
+  int64_t start[LY_MAX_RANK + 1] = {0};
+  for (int d = 0; d < rank; d++) {
+    int64_t p = 1;
+    for (int k = 0; k < n && p; k++)
+      p = period_lcm(p, digit_period(&g[k], rank, d, dims[d], &inc), dims[d]);
+    box[d] = p ? p : dims[d];
+    if (!ly_mul(cells, box[d], &cells) || cells > SEPARABLE_MAX_BOX || !ly_add(total, dims[d], &total) ||
+        total > SEPARABLE_MAX_AXIS)
+      return -1;
+    start[d + 1] = total;
+  }
+  int64_t *axis = ly_malloc((size_t)(total ? total : 1) * sizeof *axis);
+  int m = -1;
+  if (!axis)
+    return -1;
+  for (int d = 0; d < rank; d++) { /* f_d(i) = offset at i e_d */
+    for (int64_t i = 0; i < dims[d]; i++) {
+      idx[d] = i;
+      if (!digits_sum(g, n, rank, idx, &axis[start[d] + i]))
+        goto done;
+    }
+    idx[d] = 0;
+  }
+  if (!digits_sum(g, n, rank, idx, &f) || f != 0)
+    goto done;
+  for (int64_t e = 0; e < cells; e++) { /* separable: offset = sum_d f_d(i_d) */
+    int64_t sum = 0;
+    for (int d = 0; d < rank; d++)
+      if (!ly_add(sum, axis[start[d] + idx[d]], &sum))
+        goto done;
+    if (!digits_sum(g, n, rank, idx, &f) || f != sum)
+      goto done;
+    for (int d = rank - 1; d >= 0 && ++idx[d] == box[d]; d--)
+      idx[d] = 0;
+  }
+  m = 0;
+  for (int d = 0; d < rank && m >= 0; d++) {
+    int r = lyd_function_digits(d, axis + start[d], dims[d], out + m, room - m);
+    m = r < 0 ? -1 : m + r;
+  }
+done:
+  ly_free(axis);
+  return m;
 }
 
 int lyd_function_digits(int d, const int64_t *f, int64_t n, LyDigit *out, int room) {
@@ -575,66 +647,27 @@ int lyd_function_digits(int d, const int64_t *f, int64_t n, LyDigit *out, int ro
   return m;
 }
 
-/* When sum stride * value over g (n digits) is a sum of per-dim functions
- * on the static dims (numel elements), its simple digits, rebuilt from each
- * axis's jumps, into out (at most room); -1 otherwise. */
-static int axis_digits(int rank, const int64_t *dims, int64_t numel, const LyDigit *g, int n, LyDigit *out,
-                       int room) {
-  int64_t axis[SEPARABLE_MAX_ELEMS + LY_MAX_RANK], idx[LY_MAX_RANK] = {0};
-  int start[LY_MAX_RANK + 1] = {0}, m = 0;
-  for (int d = 0; d < rank; d++) { /* f_d(i) = offset at i e_d */
-    start[d + 1] = start[d] + (int)dims[d];
-    for (int64_t i = 0; i < dims[d]; i++) {
-      idx[d] = i;
-      if (!digits_sum(g, n, rank, idx, &axis[start[d] + i]))
-        return -1;
-    }
-    idx[d] = 0;
-  }
-  for (int64_t e = 0; e < numel; e++) { /* separable: offset = sum_d f_d(i_d) */
-    int64_t f, sum = 0;
-    for (int d = 0; d < rank; d++)
-      if (!ly_add(sum, axis[start[d] + idx[d]], &sum))
-        return -1;
-    if (!digits_sum(g, n, rank, idx, &f) || f != sum)
-      return -1;
-    for (int d = rank - 1; d >= 0 && ++idx[d] == dims[d]; d--)
-      idx[d] = 0;
-  }
-  for (int d = 0; d < rank; d++) {
-    Jump j[2 * LY_MAX_DIGITS];
-    int nj, r;
-    if (dims[d] < 2)
-      continue;
-    if (!axis_jumps(axis + start[d], dims[d], j, &nj) ||
-        (r = jumps_to_digits(d, dims[d], j, nj, out + m, room - m)) < 0)
-      return -1;
-    m += r;
-  }
-  return m;
-}
-
-/* General digits that are, on a small static type, sums of per-dim
- * functions become simple digits (`(2*d1 + d2) floordiv 2` on ?x?x2 is d1),
- * one digit at a time and then the whole list: such a digit then spells the
- * same list as its simple form does. Other general digits are left alone. */
+/* General digits that are sums of per-dim functions on a static type become
+ * simple digits (`(2*d1 + d2) floordiv 2` on ?x?x2 is d1), one digit at a
+ * time and then the whole list: such a digit then spells the same list as
+ * its simple form does. Other general digits are left alone. */
 static int separate_general(int rank, const int64_t *dims, LyDigit *g, int n) {
   bool general = false;
-  int64_t numel = 1, v;
+  int64_t v;
   for (int k = 0; k < n; k++) {
     general = general || g[k].dim < 0;
     if (g[k].stride == LY_DYNAMIC || !lyd_digit_expr_fits(&g[k], rank, dims, &v))
       return n;
   }
   for (int d = 0; d < rank && general; d++)
-    if (dims[d] == LY_DYNAMIC || !ly_mul(numel, dims[d], &numel) || numel > SEPARABLE_MAX_ELEMS)
+    if (dims[d] == LY_DYNAMIC)
       return n;
   if (!general)
     return n;
   LyDigit out[LY_MAX_DIGITS];
   general = false;
   for (int k = 0; k < n; k++) {
-    int r = g[k].dim < 0 ? axis_digits(rank, dims, numel, &g[k], 1, out, LY_MAX_DIGITS - (n - 1)) : -1;
+    int r = g[k].dim < 0 ? axis_digits(rank, dims, &g[k], 1, out, LY_MAX_DIGITS - (n - 1)) : -1;
     if (r < 0) {
       general = general || g[k].dim < 0;
       continue;
@@ -643,7 +676,7 @@ static int separate_general(int rank, const int64_t *dims, LyDigit *g, int n) {
     memcpy(g + n, out, r * sizeof *out);
     n += r;
   }
-  int r = general ? axis_digits(rank, dims, numel, g, n, out, LY_MAX_DIGITS) : -1;
+  int r = general ? axis_digits(rank, dims, g, n, out, LY_MAX_DIGITS) : -1;
   if (r < 0)
     return n;
   memcpy(g, out, r * sizeof *out);

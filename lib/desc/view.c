@@ -855,14 +855,6 @@ LyType lyTypeGetReshapeRelayout(LyContext ctx, LyType t, int rank, const int64_t
   return reshape_relayout(ctx, t, rank, dims, false);
 }
 
-static int64_t gcd64(int64_t a, int64_t b) {
-  while (b) {
-    int64_t t = a % b;
-    a = b, b = t;
-  }
-  return a;
-}
-
 /* The tag with each block on a dim in the way cut to what divides the
  * dim's remaining extent, so the dim has no padding. */
 static void shrink_blocks(const LyTagInfo *tag, const int64_t *dims, const bool *bad, LyTagInfo *out) {
@@ -872,7 +864,7 @@ static void shrink_blocks(const LyTagInfo *tag, const int64_t *dims, const bool 
   memcpy(rem, dims, sizeof rem);
   for (int j = tag->nblocks - 1; j >= 0; j--) { /* inner blocks first: they stay dense */
     int d = tag->block_dim[j];
-    int64_t b = bad[d] ? gcd64(tag->block_size[j], rem[d]) : tag->block_size[j];
+    int64_t b = bad[d] ? ly_gcd(tag->block_size[j], rem[d]) : tag->block_size[j];
     if (bad[d])
       rem[d] /= b;
     out->block_size[j] = b;

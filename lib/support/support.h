@@ -64,6 +64,15 @@ size_t ly_utf8_check(const char *s, size_t len);
 static inline bool ly_mul(int64_t a, int64_t b, int64_t *r) { return !__builtin_mul_overflow(a, b, r); }
 static inline bool ly_add(int64_t a, int64_t b, int64_t *r) { return !__builtin_add_overflow(a, b, r); }
 static inline int64_t ly_ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+/* Greatest common divisor of |a| and |b| (gcd(a, 0) = |a|). */
+static inline int64_t ly_gcd(int64_t a, int64_t b) {
+  uint64_t x = a < 0 ? -(uint64_t)a : (uint64_t)a, y = b < 0 ? -(uint64_t)b : (uint64_t)b;
+  while (y) {
+    uint64_t t = x % y;
+    x = y, y = t;
+  }
+  return (int64_t)x;
+}
 
 /* --- Hashing (FNV-1a 64, stable across runs and hosts) --------------------- */
 #define LY_HASH_INIT 0xcbf29ce484222325ULL

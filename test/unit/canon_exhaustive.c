@@ -1,13 +1,15 @@
 /* One type per map (SPEC 3.1), checked exhaustively on small shapes: random layouts (general
  * `layout<[...]>` digit lists with overlapping, duplicated, split, zero, extent-1, general and
- * nested digits; strided; format tags; tiled_layout; no layout) over rank 1-3 and dims 1..8. The
+ * nested digits; strided; format tags; tiled_layout; no layout) over rank 1-3 and dims 1..8, and
+ * general digit lists on a share of larger shapes (4097 to 16384 elements, where the library
+ * checks separability on a box of the digits' periods rather than on every index). The
  * test computes every spelling's offset table and allocation itself (its own evaluation of the
  * digits, of MLIR strides, of oneDNN's blocking and of XLA's tiling), groups the spellings by
  * (dims, element, allocation, offset table) and requires exactly one interned type per group,
  * different types for different groups, library offsets equal to its own, and a printed form that
  * parses back to the same type.
  * Usage: canon_exhaustive [FAMILIES [SEED]] (a tenth when LAYOUTC_TEST_QUICK is set, as in the
- * sanitizer run). Prints `canon_exhaustive: S spellings, G groups (M of several spellings), F failures`. */
+ * sanitizer run). Prints `canon_exhaustive: S spellings (L on larger shapes), G groups (M of several spellings), F failures`. */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,7 +26,7 @@ static uint64_t rnd(void) {
 }
 static int pick(int n) { return (int)(rnd() % (uint64_t)n); }
 
-#define MAXN 512 /* 8x8x8 */
+#define MAXN 16384 /* the larger shapes of general_family */
 #define MAXD 24
 
 /* A digit as the test understands it: value = floor(E / div) (mod mod when mod > 0), with
@@ -132,7 +134,7 @@ static int gbucket[GBUCKETS]; /* 1 + the first group in each bucket */
 
 static Group *groups;
 static int ngroups, capgroups;
-static long spellings;
+static long spellings, large_spellings;
 static int failures;
 static LyContext ctx;
 
@@ -241,7 +243,8 @@ typedef struct {
 
 /* Spells a digit list with the frame's base and size, computes its table, checks it. */
 static void check_digits(const Frame *f, const TDigit *g, int n) {
-  long long tab[MAXN], hi = 0;
+  static long long tab[MAXN];
+  long long hi = 0;
   long long base = -digits_table(&f->s, g, n, tab) + f->extra_base;
   for (long long e = 0; e < f->s.numel; e++) {
     tab[e] += base;
@@ -358,14 +361,33 @@ static Shape random_shape(void) {
   return s;
 }
 
-/* A family: one random digit list and several rewritings of it, in one frame. */
+/* Rank 2-3, 4097 to 16384 elements, one dim of 1-4 (so that (R*d + d') floordiv R rewrites). */
+static Shape random_large_shape(void) {
+  for (;;) {
+    Shape s = {.rank = 2 + pick(2), .dims = {1, 1, 1}, .numel = 1};
+    int small = pick(s.rank);
+    for (int d = 0; d < s.rank; d++) {
+      s.dims[d] = d == small ? 1 + pick(4) : 16 + pick(113);
+      s.numel *= s.dims[d];
+    }
+    if (s.numel > 4096 && s.numel <= MAXN)
+      return s;
+  }
+}
+
+/* A family: one random digit list and several rewritings of it, in one frame; one in 24 on a
+ * larger shape, always with a general digit. */
 static void general_family(void) {
-  Frame f = {.s = random_shape(), .elem = pick(8) == 0, .extra_base = pick(4) == 0, .pad = pick(3) - 1};
+  bool large = pick(24) == 0;
+  Frame f = {.s = large ? random_large_shape() : random_shape(),
+             .elem = pick(8) == 0,
+             .extra_base = pick(4) == 0,
+             .pad = pick(3) - 1};
   TDigit g[MAXD];
   int n = 1 + pick(4);
   for (int k = 0; k < n; k++)
     g[k] = random_simple(&f.s);
-  if (pick(6) == 0) { /* a general digit over two dims, sometimes not separable */
+  if (large || pick(6) == 0) { /* a general digit over two dims, sometimes not separable */
     TDigit x = {.kind = 1, .div = radices[pick(9)], .mod = pick(2) ? radices[pick(9)] : 0, .stride = 1 + pick(4)};
     for (int d = 0; d < f.s.rank; d++)
       x.coef[d] = pick(4);
@@ -381,6 +403,7 @@ static void general_family(void) {
       m = transform(&f.s, h, m);
     check_digits(&f, h, m);
   }
+  large_spellings += large ? 7 : 0;
 }
 
 /* --- Strided, tags, tiled, no layout --------------------------------------------- */
@@ -560,8 +583,8 @@ int main(int argc, char **argv) {
     several += groups[i].count > 1;
     free(groups[i].tab);
   }
-  printf("canon_exhaustive: %ld spellings, %d groups (%d of several spellings), %d failures\n", spellings, ngroups,
-         several, failures);
+  printf("canon_exhaustive: %ld spellings (%ld on larger shapes), %d groups (%d of several spellings), %d failures\n",
+         spellings, large_spellings, ngroups, several, failures);
   free(groups);
   free(hkeys);
   free(hgroup);
