@@ -542,6 +542,384 @@ static bool find_tiled_pieces(const LyTypeImpl *t, LySpec *found) {
   return false;
 }
 
+/* --- tiled_layout read back by un-tiling ------------------------------------ */
+
+/* Tiles of tiles that do not divide what they tile lower to nested digits,
+ * which on small types separate into simple digits that no longer show the
+ * tiles (`tiled_layout<<0>,(3),(8,2)>` on 5 has a digit of stride -15).
+ * Those are read off the offsets instead. A tiling's offset is row-major
+ * over its final shape, whose last places are the last tile's withins
+ * (x mod s, extent s) and, just above them, its counts (floor(x/s)): so the
+ * last tile is peeled off the offsets as mixed-radix digits from the bottom,
+ * each a function of one dim (a count of the same dim as its within), and
+ * the places it split are put back together, x = count*s + within, with the
+ * extent x had: the range of its values, its dim's extent when x is that
+ * dim's index, or count*s. That gives the offsets of the tiling without its
+ * last tile, read the same way until what is left is row-major over the
+ * dims. Every candidate is lowered and compared; the search reads at most
+ * UNTILE_MAX_ELEMS elements and stops after UNTILE_BUDGET element steps. */
+#define UNTILE_MAX_ELEMS 4096 /* each search reads every element */
+#define UNTILE_MAX_TILES 3
+#define UNTILE_MAX_K 4
+#define UNTILE_MAX_RADIX 256
+#define UNTILE_MAX_ALLOC INT32_MAX
+#define UNTILE_ARRAYS (4 * UNTILE_MAX_K + 1) /* per tile: withins, counts, quotients, the next offsets */
+typedef uint32_t UVal; /* an offset or a digit */
+#define UNTILE_BUDGET (1 << 17)
+
+typedef struct {
+  const LyTypeImpl *t;
+  int r;
+  int64_t n;
+  UVal *zero[LY_MAX_RANK];  /* flat index with i_d set to 0 */
+  UVal *coord[LY_MAX_RANK]; /* i_d of each flat index */
+  int64_t work;
+  UVal *pool; /* scratch arrays, n each */
+  int maxdepth;  /* the number of tiles tried, */
+  int maxsum;    /* and of their entries */
+  int sum;       /* entries on the stack */
+  unsigned char seen[UNTILE_MAX_RADIX * UNTILE_MAX_RADIX + 1];
+  LyTile stack[UNTILE_MAX_TILES]; /* the tiles found, last first */
+  LySpec *found;
+} Untiler;
+
+typedef struct {
+  const UVal *F;
+  UVal *quo[2 * UNTILE_MAX_K + 1]; /* F over the radices peeled before each stage */
+  int64_t A, P;
+  int k, depth;
+  int64_t s[UNTILE_MAX_K], c[UNTILE_MAX_K], X[UNTILE_MAX_K];
+  int dw[UNTILE_MAX_K], dc[UNTILE_MAX_K]; /* the dims the within and the count depend on */
+  UVal *w[UNTILE_MAX_K], *cn[UNTILE_MAX_K], *next;
+} UntileStep;
+
+static bool untile(Untiler *U, const UVal *F, int64_t A, int depth);
+
+/* The one dim w depends on; -1 when it is constant, -2 for several. */
+static int untile_dep(Untiler *U, const UVal *w) {
+  int dim = -1;
+  U->work += U->n;
+  for (int d = 0; d < U->r; d++) {
+    if (U->t->dims[d] == 1)
+      continue;
+    const UVal *z = U->zero[d];
+    for (int64_t i = 0; i < U->n; i++)
+      if (w[i] != w[z[i]]) {
+        if (dim >= 0)
+          return -2;
+        dim = d;
+        break;
+      }
+  }
+  return dim;
+}
+
+/* Whether the values of w are 0..max without a gap, as every place's are (a
+ * dim's index, its count by a tile, its remainder modulo a tile). */
+static bool untile_range(Untiler *U, const UVal *w, int64_t *max) {
+  int64_t m = 0;
+  for (int64_t i = 0; i < U->n; i++)
+    m = w[i] > m ? w[i] : m;
+  *max = m;
+  if (m + 1 > U->n)
+    return false;
+  if (m >= (int64_t)sizeof U->seen)
+    return true; /* not checked */
+  memset(U->seen, 0, (size_t)m + 1);
+  int64_t got = 0;
+  for (int64_t i = 0; i < U->n; i++)
+    if (!U->seen[w[i]])
+      U->seen[w[i]] = 1, got++;
+  U->work += U->n;
+  return got == m + 1;
+}
+
+/* F row-major over the dims (those of extent 1 anywhere): then the tiles on
+ * the stack, over each placement of the extent-1 dims, checked by lowering. */
+static bool untile_base(Untiler *U, const UVal *F, int64_t A, int depth) {
+  const LyTypeImpl *t = U->t;
+  int r = U->r, vis[LY_MAX_RANK], nv = 0, ones[LY_MAX_RANK], no = 0;
+  int64_t stride[LY_MAX_RANK], unit = 1;
+  for (int d = r - 1; d >= 0; d--) {
+    stride[d] = t->dims[d] > 1 ? F[unit] : 0;
+    unit *= t->dims[d];
+  }
+  for (int d = 0; d < r; d++) {
+    if (t->dims[d] == 1) {
+      ones[no++] = d;
+      continue;
+    }
+    int p = nv++;
+    for (; p > 0 && stride[vis[p - 1]] < stride[d]; p--)
+      vis[p] = vis[p - 1];
+    vis[p] = d;
+  }
+  int64_t expect = 1;
+  for (int j = nv - 1; j >= 0; j--) {
+    if (stride[vis[j]] != expect)
+      return false;
+    expect *= t->dims[vis[j]];
+  }
+  if (expect != A)
+    return false;
+  U->work += U->n;
+  for (int64_t i = 0; i < U->n; i++) {
+    int64_t x = 0;
+    for (int d = 0; d < r; d++)
+      x += U->coord[d][i] * stride[d];
+    if (x != F[i])
+      return false;
+  }
+  LySpec s;
+  memset(&s, 0, sizeof s);
+  s.kind = LYS_TILED;
+  s.nperm = r;
+  s.ntiles = depth;
+  for (int j = 0; j < depth; j++)
+    s.tiles[j] = U->stack[depth - 1 - j];
+  /* Each placement of the extent-1 dims among the others, theirs kept in
+   * order: a bitmask of r bits with `no` set. */
+  for (unsigned m = 0; m < 1u << r && m < 1u << 12; m++) {
+    if (__builtin_popcount(m) != no)
+      continue;
+    int a = 0, b = 0;
+    for (int p = 0; p < r; p++)
+      s.perm[p] = m >> p & 1 ? ones[a++] : vis[b++];
+    if (tiled_matches(t, &s)) {
+      *U->found = s;
+      return true;
+    }
+  }
+  return false;
+}
+
+static bool untile_exts(Untiler *U, UntileStep *S, int e) {
+  int k = S->k;
+  if (e == k) {
+    int64_t A, X = 1;
+    for (int j = 0; j < k; j++)
+      if (!ly_mul(X, S->X[j], &X))
+        return false;
+    if (!ly_mul(S->A / S->P, X, &A) || A > UNTILE_MAX_ALLOC)
+      return false;
+    U->work += U->n;
+    for (int64_t i = 0; i < U->n; i++) {
+      int64_t v = S->quo[2 * k][i];
+      for (int j = 0; j < k; j++)
+        v = v * S->X[j] + S->cn[j][i] * S->s[j] + S->w[j][i];
+      S->next[i] = (UVal)v;
+    }
+    U->stack[S->depth] = (LyTile){.n = k};
+    for (int j = 0; j < k; j++)
+      U->stack[S->depth].size[j] = S->s[j];
+    return untile(U, S->next, A, S->depth + 1);
+  }
+  if (S->s[e] == 1) {
+    S->X[e] = S->c[e];
+    return untile_exts(U, S, e + 1);
+  }
+  /* The extent of x = count*s + within: its dim's extent when x is that
+   * dim's index, the range of its values, or count*s. */
+  int64_t qmax = 0, cand[3];
+  int pd = S->dw[e] >= 0 ? S->dw[e] : S->dc[e];
+  bool ident = pd >= 0;
+  for (int64_t i = 0; i < U->n; i++) {
+    int64_t q = S->cn[e][i] * S->s[e] + S->w[e][i];
+    S->next[i] = (UVal)q;
+    ident = ident && q == U->coord[pd][i];
+  }
+  if (!untile_range(U, S->next, &qmax))
+    return false;
+  int nc = 0;
+  if (S->depth == U->maxdepth - 1 && !ident && qmax > 0)
+    return false; /* the first tile's places are the dims */
+  if (ident)
+    cand[nc++] = U->t->dims[pd];
+  cand[nc++] = qmax + 1;
+  cand[nc++] = S->c[e] * S->s[e];
+  for (int j = 0; j < nc; j++) {
+    bool seen = false;
+    for (int i = 0; i < j; i++)
+      seen = seen || cand[i] == cand[j];
+    if (seen || cand[j] <= qmax || cand[j] <= (S->c[e] - 1) * S->s[e] || cand[j] > S->c[e] * S->s[e])
+      continue;
+    S->X[e] = cand[j];
+    if (untile_exts(U, S, e + 1))
+      return true;
+    if (U->work > UNTILE_BUDGET)
+      return false;
+  }
+  return false;
+}
+
+/* Peels the k withins (bottom first), then the k counts, as radices of the
+ * offsets above the last tile. */
+static bool untile_peel(Untiler *U, UntileStep *S, int j) {
+  int k = S->k;
+  if (j == 2 * k)
+    return untile_exts(U, S, 0);
+  bool within = j < k;
+  int e = within ? k - 1 - j : 2 * k - 1 - j;
+  int64_t rest = S->A / S->P;
+  UVal *arr = within ? S->w[e] : S->cn[e];
+  const UVal *quo = S->quo[j];
+  bool last = S->depth == U->maxdepth - 1;
+  /* A count takes every value below its extent (it is never padded); a
+   * within does, or is a tile wider than what it tiles (padding): those
+   * come second. */
+  for (int pass = 0; pass < (within ? 2 : 1); pass++)
+  for (int64_t x = rest < UNTILE_MAX_RADIX ? rest : UNTILE_MAX_RADIX; x >= 1; x--) {
+    if (rest % x || (within && e == 0 && x == 1)) /* a leading 1 is a smaller tile */
+      continue;
+    U->work += U->n;
+    int64_t max = 0;
+    for (int64_t i = 0; i < U->n; i++) {
+      arr[i] = quo[i] % (UVal)x;
+      max = arr[i] > max ? arr[i] : max;
+    }
+    if (pass == 0 ? max + 1 != x : max + 1 >= x)
+      continue;
+    if (x > 1 && !untile_range(U, arr, &max))
+      continue;
+    int dep = x == 1 ? -1 : untile_dep(U, arr);
+    if (dep == -2 || (!within && dep >= 0 && S->dw[e] >= 0 && dep != S->dw[e]))
+      continue;
+    if (last && dep >= 0) { /* the first tile splits the dims' own indices */
+      const UVal *ix = U->coord[dep];
+      int64_t div = within ? 1 : S->s[e];
+      bool same = true;
+      for (int64_t i = 0; i < U->n && same; i++)
+        same = arr[i] == ix[i] / div % x;
+      if (!same)
+        continue;
+    }
+    if (within)
+      S->dw[e] = dep, S->s[e] = x;
+    else
+      S->dc[e] = dep, S->c[e] = x;
+    S->P *= x;
+    U->work += U->n;
+    for (int64_t i = 0; i < U->n; i++)
+      S->quo[j + 1][i] = quo[i] / (UVal)x;
+    bool ok = untile_peel(U, S, j + 1);
+    S->P /= x;
+    if (ok)
+      return true;
+    if (U->work > UNTILE_BUDGET)
+      return false;
+  }
+  return false;
+}
+
+static bool untile(Untiler *U, const UVal *F, int64_t A, int depth) {
+  if (depth > 0 && untile_base(U, F, A, depth))
+    return true;
+  if (depth == U->maxdepth || U->work > UNTILE_BUDGET)
+    return false;
+  UntileStep S = {.F = F, .A = A, .P = 1, .depth = depth};
+  UVal *mem = U->pool + (int64_t)depth * UNTILE_ARRAYS * U->n;
+  for (int j = 0; j < UNTILE_MAX_K; j++)
+    S.w[j] = mem + (int64_t)(2 * j) * U->n, S.cn[j] = mem + (int64_t)(2 * j + 1) * U->n;
+  S.quo[0] = (UVal *)F;
+  for (int j = 1; j <= 2 * UNTILE_MAX_K; j++)
+    S.quo[j] = mem + (int64_t)(2 * UNTILE_MAX_K + j - 1) * U->n;
+  S.next = mem + (int64_t)(4 * UNTILE_MAX_K) * U->n;
+  for (int k = 1; k <= UNTILE_MAX_K && U->sum + k + (U->maxdepth - depth - 1) <= U->maxsum; k++) {
+    S.k = k;
+    U->sum += k;
+    bool ok = untile_peel(U, &S, 0);
+    U->sum -= k;
+    if (ok)
+      return true;
+    if (U->work > UNTILE_BUDGET)
+      return false;
+  }
+  return false;
+}
+
+static bool find_untiled(const LyTypeImpl *t, LySpec *found) {
+  if (t->rank == 0 || t->base != 0 || t->alloc <= 0 || t->alloc > UNTILE_MAX_ALLOC || !lyd_is_static(t))
+    return false;
+  Untiler U = {.t = t, .r = t->rank, .n = 1, .found = found};
+  for (int d = 0; d < t->rank; d++)
+    if (!ly_mul(U.n, t->dims[d], &U.n) || U.n > UNTILE_MAX_ELEMS)
+      return false;
+  for (int k = 0; k < t->ndigits; k++) { /* digits that join dims come from '*' */
+    int uses = 0;
+    for (int d = 0; d < t->rank; d++)
+      uses += t->dims[d] > 1 && lyd_digit_uses_dim(&t->digits[k], t->rank, d);
+    if (uses > 1)
+      return false;
+  }
+  if (U.n < 2)
+    return false;
+  int64_t per = (int64_t)UNTILE_MAX_TILES * UNTILE_ARRAYS + 1 + 2 * t->rank;
+  UVal *mem = ly_malloc((size_t)(per * U.n) * sizeof *mem);
+  if (!mem)
+    return false;
+  UVal *F = mem;
+  U.pool = mem + U.n;
+  for (int d = 0; d < t->rank; d++)
+    U.zero[d] = U.pool + (int64_t)UNTILE_MAX_TILES * UNTILE_ARRAYS * U.n + (int64_t)(2 * d) * U.n,
+    U.coord[d] = U.zero[d] + U.n;
+  /* The offsets: along each dim when the digits are simple (they add up),
+   * else digit by digit. */
+  int64_t along[LY_MAX_RANK][64], idx[LY_MAX_RANK] = {0};
+  bool simple = all_simple(t), ok = true;
+  for (int d = 0; d < t->rank && simple; d++)
+    simple = t->dims[d] <= 64;
+  for (int d = 0; d < t->rank && simple; d++)
+    for (int64_t i = 0; i < t->dims[d]; i++) {
+      int64_t one[LY_MAX_RANK] = {0};
+      one[d] = i;
+      along[d][i] = 0;
+      for (int k = 0; k < t->ndigits; k++)
+        if (t->digits[k].dim == d)
+          along[d][i] += t->digits[k].stride * lyd_digit_value(&t->digits[k], t->rank, one);
+    }
+  for (int64_t i = 0; i < U.n && ok; i++) {
+    int64_t off = 0, term, mul = 1;
+    for (int d = t->rank - 1; d >= 0; d--) {
+      U.coord[d][i] = (UVal)idx[d];
+      U.zero[d][i] = (UVal)(i - idx[d] * mul);
+      mul *= t->dims[d];
+      if (simple)
+        off += along[d][idx[d]];
+    }
+    for (int k = 0; k < t->ndigits && ok && !simple; k++)
+      ok = ly_mul(t->digits[k].stride, lyd_digit_value(&t->digits[k], t->rank, idx), &term) && ly_add(off, term, &off);
+    ok = ok && off >= 0 && off < t->alloc;
+    F[i] = (UVal)off;
+    for (int d = t->rank - 1; d >= 0 && ++idx[d] == t->dims[d]; d--)
+      idx[d] = 0;
+  }
+  /* A tiling puts each element in its own place. */
+  unsigned char *used = ok && t->alloc <= UNTILE_MAX_ALLOC / 2 ? calloc((size_t)t->alloc / 8 + 1, 1) : NULL;
+  ok = used != NULL;
+  for (int64_t i = 0; i < U.n && ok; i++) {
+    ok = !(used[F[i] >> 3] >> (F[i] & 7) & 1);
+    used[F[i] >> 3] |= (unsigned char)(1u << (F[i] & 7));
+  }
+  free(used);
+  bool got = false;
+  for (U.maxsum = 1; U.maxsum <= UNTILE_MAX_TILES * UNTILE_MAX_K && ok && !got && U.work <= UNTILE_BUDGET; U.maxsum++)
+    for (U.maxdepth = 1; U.maxdepth <= UNTILE_MAX_TILES && U.maxdepth <= U.maxsum && !got && U.work <= UNTILE_BUDGET;
+         U.maxdepth++)
+      got = untile(&U, F, t->alloc, 0);
+  ly_free(mem);
+  return got;
+}
+
+/* After the '*' reading: a '*' tiling's digits join dims, which un-tiling
+ * does not read. */
+static bool try_untiled(const LyTypeImpl *t, LyBuf *out) {
+  LySpec s;
+  if (!find_untiled(t, &s))
+    return false;
+  print_tiled(&s, out);
+  return true;
+}
+
 static bool try_tiled(const LyTypeImpl *t, LyBuf *out) {
   LySpec s;
   if (!find_tiled(t, NULL, &s) && !find_tiled_pieces(t, &s))
@@ -982,7 +1360,8 @@ void lyd_print_layout(const LyTypeImpl *t, LyBuf *out) {
     break;
   }
   if (lyd_is_static(t)) {
-    if (try_row_major(t) || try_morton(t, out) || try_tag(t, out) || try_tiled(t, out) || try_tiled_stars(t, out))
+    if (try_row_major(t) || try_morton(t, out) || try_tag(t, out) || try_tiled(t, out) || try_tiled_stars(t, out) ||
+        try_untiled(t, out))
       return;
   }
   if (try_strided(t, out))
