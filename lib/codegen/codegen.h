@@ -84,6 +84,9 @@ typedef struct {
   int xpad;
   /* LYC_INNER_ZIP: bytes ahead along each source row to prefetch (0: none). */
   int prefetch;
+  /* LYC_INNER_CONTIG: the loops go in source order (read one stream, write
+   * a few or within a window) rather than destination order. */
+  bool src_order;
 } LycNest;
 
 typedef enum {
