@@ -164,7 +164,7 @@ static bool get_digit(Reader *r, LyDigit *g, int rank, int depth) {
   if (!get_i64(r, &g->stride) || !get_range(r, 1, INT64_MAX, &g->div) || !get_i64(r, &g->ext) ||
       !get_u8(r, 1, &wrap) || !get_u8(r, (unsigned)rank, &dim))
     return false;
-  if (g->ext < 1 && g->ext != LY_DYNAMIC) /* '?' over a dynamic dim */
+  if ((g->ext < 1 && g->ext != LY_DYNAMIC) || (wrap && g->ext == LY_DYNAMIC)) /* '?' over a dynamic dim, unwrapped */
     return fail(r, at, "value out of range");
   g->wrap = wrap, g->dim = dim - 1;
   if (g->dim >= 0)
