@@ -862,45 +862,31 @@ static bool find_untiled(const LyTypeImpl *t, LySpec *found) {
   for (int d = 0; d < t->rank; d++)
     U.zero[d] = U.pool + (int64_t)UNTILE_MAX_TILES * UNTILE_ARRAYS * U.n + (int64_t)(2 * d) * U.n,
     U.coord[d] = U.zero[d] + U.n;
-  /* The offsets: along each dim when the digits are simple (they add up),
-   * else digit by digit. */
-  int64_t along[LY_MAX_RANK][64], idx[LY_MAX_RANK] = {0};
-  bool simple = all_simple(t), ok = true;
-  for (int d = 0; d < t->rank && simple; d++)
-    simple = t->dims[d] <= 64;
-  for (int d = 0; d < t->rank && simple; d++)
-    for (int64_t i = 0; i < t->dims[d]; i++) {
-      int64_t one[LY_MAX_RANK] = {0};
-      one[d] = i;
-      along[d][i] = 0;
-      for (int k = 0; k < t->ndigits; k++)
-        if (t->digits[k].dim == d)
-          along[d][i] += t->digits[k].stride * lyd_digit_value(&t->digits[k], t->rank, one);
-    }
+  int64_t idx[LY_MAX_RANK] = {0};
+  bool ok = true;
   for (int64_t i = 0; i < U.n && ok; i++) {
-    int64_t off = 0, term, mul = 1;
+    int64_t mul = 1, off = lyd_offset(t, idx);
     for (int d = t->rank - 1; d >= 0; d--) {
       U.coord[d][i] = (UVal)idx[d];
       U.zero[d][i] = (UVal)(i - idx[d] * mul);
       mul *= t->dims[d];
-      if (simple)
-        off += along[d][idx[d]];
     }
-    for (int k = 0; k < t->ndigits && ok && !simple; k++)
-      ok = ly_mul(t->digits[k].stride, lyd_digit_value(&t->digits[k], t->rank, idx), &term) && ly_add(off, term, &off);
-    ok = ok && off >= 0 && off < t->alloc;
+    ok = off >= 0 && off < t->alloc;
     F[i] = (UVal)off;
     for (int d = t->rank - 1; d >= 0 && ++idx[d] == t->dims[d]; d--)
       idx[d] = 0;
   }
   /* A tiling puts each element in its own place. */
-  unsigned char *used = ok && t->alloc <= UNTILE_MAX_ALLOC / 2 ? calloc((size_t)t->alloc / 8 + 1, 1) : NULL;
+  size_t bytes = (size_t)t->alloc / 8 + 1;
+  unsigned char *used = ok && t->alloc <= UNTILE_MAX_ALLOC / 2 ? ly_malloc(bytes) : NULL;
   ok = used != NULL;
+  if (ok)
+    memset(used, 0, bytes);
   for (int64_t i = 0; i < U.n && ok; i++) {
     ok = !(used[F[i] >> 3] >> (F[i] & 7) & 1);
     used[F[i] >> 3] |= (unsigned char)(1u << (F[i] & 7));
   }
-  free(used);
+  ly_free(used);
   bool got = false;
   for (U.maxsum = 1; U.maxsum <= UNTILE_MAX_TILES * UNTILE_MAX_K && ok && !got && U.work <= UNTILE_BUDGET; U.maxsum++)
     for (U.maxdepth = 1; U.maxdepth <= UNTILE_MAX_TILES && U.maxdepth <= U.maxsum && !got && U.work <= UNTILE_BUDGET;
