@@ -1136,7 +1136,7 @@ int64_t lyd_tiled_alloc(const LySpec *s, int rank, const int64_t *dims) {
       return -1;
     for (int e = 0; e < nt; e++) {
       int64_t x = shape[first + e];
-      shape[first + e] = x / sizes[e] + (x % sizes[e] != 0);
+      shape[first + e] = ly_ceil_div(x, sizes[e]);
       shape[w + e] = sizes[e];
     }
     n = w + nt;
