@@ -112,6 +112,7 @@ typedef struct {
 typedef struct {
   int vector_bytes;     /* widest vector register: 16, 32 or 64 */
   int64_t nt_threshold; /* source + destination bytes beyond which stores bypass the cache */
+  int64_t write_window; /* bytes a source-order chunk of line copies writes in; 0: no chunks */
 } LycTarget;
 
 /* Plans a checked pair with byte-sized elements. false on allocation failure. */

@@ -143,6 +143,14 @@ const char *lyc_host_features(void) {
   return host_features ? host_features : "";
 }
 
+/* A byte count from the environment, or dflt when unset or not a number. */
+static int64_t env_bytes(const char *name, int64_t dflt) {
+  const char *v = getenv(name);
+  char *end;
+  long long n = v ? strtoll(v, &end, 10) : -1;
+  return v && *v && !*end && n >= 0 ? n : dflt;
+}
+
 void lyc_host_target(LycTarget *t) {
   const char *f = lyc_host_features(), *v = getenv("LAYOUTC_VECTOR_BYTES");
   t->vector_bytes = strstr(f, "+avx512f") ? 64 : strstr(f, "+avx2") ? 32 : 16;
@@ -169,11 +177,10 @@ void lyc_host_target(LycTarget *t) {
   if (!strncmp(lyc_host_cpu(), "znver", 5))
     l3 = 0;
   t->nt_threshold = l3 / 16 > (16 << 20) ? l3 / 16 : 16 << 20;
-  const char *nt = getenv("LAYOUTC_NT_THRESHOLD");
-  char *end;
-  long long n = nt ? strtoll(nt, &end, 10) : -1;
-  if (nt && *nt && !*end && n >= 0)
-    t->nt_threshold = n;
+  t->nt_threshold = env_bytes("LAYOUTC_NT_THRESHOLD", t->nt_threshold);
+  /* Source-order line copies write in 16 KB windows on Zen, in none
+   * elsewhere (plan.c, order_line_runs). LAYOUTC_WRITE_WINDOW=BYTES. */
+  t->write_window = env_bytes("LAYOUTC_WRITE_WINDOW", !strncmp(lyc_host_cpu(), "znver", 5) ? 16 << 10 : 0);
 }
 
 /* A target machine for the host CPU and its features, at O3. */

@@ -629,15 +629,16 @@ static void fold_padding(LycPlan *p) {
  * reads as many as the innermost loop has steps, a line from each in turn;
  * on an AVX-512 Zen 5 that reads at 0.5-0.6x of the copy limit, and reading
  * one source stream while writing a few runs at 1.0-1.2x (a microbenchmark
- * of nhwc -> nChw16c and back, 51 MB). So the loops go by source stride,
- * and when the innermost one then writes a line far from the last, it is
- * cut into chunks whose stores stay within a window of WRITE_WINDOW bytes,
+ * of nhwc -> nChw16c and back, 51 MB). So the loops go by source stride.
+ * When the innermost one then writes a line far from the last, it is cut
+ * into chunks whose stores stay within a window of tgt->write_window bytes,
  * with the loops that fill the gaps between its lines inside the chunk
- * (nChw16c -> nhwc: a chunk of 64 pixels, the 4 channel blocks, then the 64
- * pixels; the source is read in 4 KB runs). An innermost loop that cannot
- * be cut so and has more than WRITE_STREAMS steps keeps the destination
- * order. */
-#define WRITE_WINDOW (16 * 1024)
+ * (nChw16c -> nhwc with 16 KB: a chunk of 64 pixels, the 4 channel blocks,
+ * then the 64 pixels; the source is read in 4 KB runs). A Xeon reads four
+ * streams in turn at full speed and loses with such chunks (nChw16c -> nhwc
+ * 28.9 GB/s in destination order; chunks of 2, 16 and 256 KB 28.5, 24.1 and
+ * 22.4), so it has no window. An innermost loop that is not cut and has
+ * more than WRITE_STREAMS steps keeps the destination order. */
 #define WRITE_STREAMS 4
 
 static int loop_order_src(const void *pa, const void *pb) {
@@ -646,7 +647,7 @@ static int loop_order_src(const void *pa, const void *pb) {
   return x > y ? -1 : x < y;
 }
 
-static void order_line_runs(LycNest *x, int dbytes) {
+static void order_line_runs(LycNest *x, int dbytes, int64_t window) {
   int m = x->nloops - 1; /* outer loops; the last is the run */
   int64_t run = x->loops[m].n * dbytes;
   if (m < 2 || m + 1 >= LYC_MAX_LOOPS)
@@ -659,7 +660,7 @@ static void order_line_runs(LycNest *x, int dbytes) {
   if (step == 0)
     return;
   if (step != run) {
-    for (int64_t c = WRITE_WINDOW / step; c >= 2 && !k; c--)
+    for (int64_t c = window / step; c >= 2 && !k; c--)
       if (I.n % c == 0 && I.n / c >= 2)
         k = c;
     if (!k && I.n > WRITE_STREAMS)
@@ -759,7 +760,7 @@ bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const Ly
       p->nt = p->nt && bytes > tgt->nt_threshold;
       for (int i = 0; i < p->nnests && p->nt && tgt->vector_bytes == LINE_BYTES; i++)
         if (p->nests[i].inner == LYC_INNER_CONTIG && p->nests[i].aligned)
-          order_line_runs(&p->nests[i], p->dbytes);
+          order_line_runs(&p->nests[i], p->dbytes, tgt->write_window);
       return true;
     }
     plan_reset(p); /* too many boxes or levels: fall back */
