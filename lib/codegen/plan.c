@@ -643,7 +643,7 @@ static void fold_padding(LycPlan *p) {
 
 static int loop_order_src(const void *pa, const void *pb) {
   const LycLoop *a = pa, *b = pb;
-  int64_t x = a->ss < 0 ? -a->ss : a->ss, y = b->ss < 0 ? -b->ss : b->ss;
+  int64_t x = llabs(a->ss), y = llabs(b->ss);
   return x > y ? -1 : x < y;
 }
 
@@ -656,7 +656,7 @@ static void order_line_runs(LycNest *x, int dbytes, int64_t window) {
   memcpy(s, x->loops, m * sizeof *s);
   qsort(s, m, sizeof *s, loop_order_src);
   LycLoop I = s[m - 1];
-  int64_t step = (I.ds < 0 ? -I.ds : I.ds) * dbytes, k = 0;
+  int64_t step = llabs(I.ds) * dbytes, k = 0;
   if (step == 0)
     return;
   if (step != run) {
@@ -670,7 +670,7 @@ static void order_line_runs(LycNest *x, int dbytes, int64_t window) {
     LycLoop C = {I.n / k, I.ss * k, I.ds * k}, out[LYC_MAX_LOOPS];
     int n = 0, j = 0;
     I.n = k;
-    for (; j < m - 1 && (s[j].ds < 0 ? -s[j].ds : s[j].ds) * dbytes >= step * k; j++)
+    for (; j < m - 1 && llabs(s[j].ds) * dbytes >= step * k; j++)
       out[n++] = s[j];
     out[n++] = C;
     for (; j < m - 1; j++)
