@@ -1103,6 +1103,17 @@ const LyTypeImpl *lyd_build(LyCtx *ctx, const LyTypeAst *a) {
   const LyTypeImpl *r = NULL;
   if (ok) {
     r = lyd_intern(ctx, &t, g);
+    if (r && s->kind == LYS_TILED && r->kind == LYD_DIGITS && !r->spelled) {
+      /* What the printer falls back on when it cannot rebuild a tiling. */
+      LyBuf sp;
+      ly_buf_init(&sp);
+      tiled_canonical_spelling(s, a->rank, &sp);
+      if (sp.oom || (sp.len && !lyd_note_spelling(ctx, r, ly_buf_cstr(&sp), sp.len))) {
+        ly_diag_emit(&ctx->diag, LY_SEVERITY_ERROR, a->src, (LyLoc){1, 1}, "out of memory");
+        r = NULL;
+      }
+      ly_buf_free(&sp);
+    }
   } else if (ctx->diag.errors == errors_before) {
     ly_diag_emit(&ctx->diag, LY_SEVERITY_ERROR, a->src, (LyLoc){1, 1}, "out of memory");
   }

@@ -903,6 +903,15 @@ const LyTypeImpl *lyd_intern(LyCtx *c, LyTypeImpl *t, LyDigit *digits) {
   return r;
 }
 
+bool lyd_note_spelling(LyCtx *c, const LyTypeImpl *t, const char *text, size_t len) {
+  if (__atomic_load_n(&t->spelled, __ATOMIC_ACQUIRE))
+    return true;
+  char *s = ly_arena_strndup(&c->arena, text, len);
+  if (s) /* creators take turns (docs/capi.md); printers only read it */
+    __atomic_store_n(&((LyTypeImpl *)t)->spelled, s, __ATOMIC_RELEASE);
+  return s != NULL;
+}
+
 /* NULL with *why set when t breaks the size rules, NULL alone on OOM. */
 static const LyTypeImpl *intern_canonical(LyCtx *c, LyTypeImpl *t, LyDigit *digits, LyArena *scratch,
                                           const char **why) {
@@ -933,6 +942,7 @@ static const LyTypeImpl *intern_canonical(LyCtx *c, LyTypeImpl *t, LyDigit *digi
   LyTypeImpl *n = ly_arena_dup(&c->arena, t, sizeof *t);
   if (!n)
     return NULL;
+  n->spelled = NULL;
   if (t->ndigits) {
     LyDigit *g = ly_arena_dup(&c->arena, digits, t->ndigits * sizeof *g);
     if (!g)

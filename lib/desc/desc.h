@@ -106,6 +106,11 @@ typedef struct LyTypeImpl {
   const char *symbolic;
   /* LYD_ENCODED */
   const LyEncoding *enc;
+  /* Printing (print.c), not identity: the first tiled_layout spelling the
+   * type was parsed from in its context, printed when the printer's search
+   * finds no familiar form. Set after interning, with atomics (types are
+   * printed from any thread). */
+  const char *spelled;
 } LyTypeImpl;
 
 typedef struct LyCtx {
@@ -221,6 +226,10 @@ int64_t lyd_tiled_alloc(const LySpec *spec, int rank, const int64_t *dims);
  * reporting an unlocated error (a size that overflows, or out of memory).
  * (desc.c) */
 const LyTypeImpl *lyd_intern(LyCtx *ctx, LyTypeImpl *t, LyDigit *digits);
+
+/* Records a tiled_layout spelling that lowers to t, as its printed form of
+ * last resort, unless t has one; false on OOM. (desc.c) */
+bool lyd_note_spelling(LyCtx *c, const LyTypeImpl *t, const char *text, size_t len);
 
 /* The size rules: the element count of the static dims, the allocation in
  * bits (so byte sizes and bit offsets never wrap) and base + allocation fit

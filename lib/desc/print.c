@@ -1349,6 +1349,12 @@ void lyd_print_layout(const LyTypeImpl *t, LyBuf *out) {
     if (try_row_major(t) || try_morton(t, out) || try_tag(t, out) || try_tiled(t, out) || try_tiled_stars(t, out) ||
         try_untiled(t, out))
       return;
+    /* A tiling the search does not rebuild, as it was first spelled. */
+    const char *spelled = __atomic_load_n(&t->spelled, __ATOMIC_ACQUIRE);
+    if (spelled) {
+      ly_buf_puts(out, spelled);
+      return;
+    }
   }
   if (try_strided(t, out))
     return;
