@@ -19,7 +19,7 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "LAYOUTC_FUZZ_SECON
         config.environment[var] = os.environ[var]
 
 # Repack plans choose non-temporal stores past a share of the host's last-level cache;
-# the tests plan for the 16 MB of a 32 MB L3 on every host.
+# the tests plan for the 16 MB of a 32 MB L3 on every host
 config.environment["LAYOUTC_NT_THRESHOLD"] = str(16 << 20)
 # and cut source-order line copies into 16 KB write windows, as on Zen (none on a Xeon).
 config.environment["LAYOUTC_WRITE_WINDOW"] = str(16 << 10)

@@ -160,13 +160,17 @@ void lyc_host_target(LycTarget *t) {
     t->vector_bytes = atoi(v);
   /* Repacks that move more than a core's share of the last-level cache
    * stream through memory, and their stores bypass it: 16 MB of a 32 MB L3
-   * (Zen 3: nchw -> nChw16c, 51 MB, 0.66x memcpy with plain stores), a
-   * sixteenth of a bigger one (a Xeon VM reporting 480 MB: OIhw ->
-   * OIhw16i16o 512x512x3x3, 19 MB, 0.85x of the copy limit with
-   * non-temporal stores and 1.01x with plain ones; an eighth made the 51 MB
-   * repacks 5-25% slower among other work). On AMD's Zen a core's L3 is its
-   * CCX's (32 MB on Zen 3 to 5), whatever the system reports for all of
-   * them (a Zen 5 VM reports 508 MB): 16 MB there (s8 nhwc -> f32 nchw, 32
+   * (Zen 3: nchw -> nChw16c, 51 MB, 0.66x memcpy with plain stores), an
+   * eighth of a bigger one. A Xeon VM reporting 480 MB: OIhw -> OIhw16i16o
+   * 512x512x3x3, 19 MB, 0.85x of the copy limit with non-temporal stores
+   * and 1.01x with plain ones; nChw16c -> nchw with plain stores against
+   * non-temporal ones, 29.9 against 29.8 GB/s at 25 MB, 29.7/27.7 at 51,
+   * 29.1/28.1 at 102, 20.8/28.3 at 205 and 16.0/25.7 at 411 MB; the 51 MB
+   * repacks of the benchmark 0-8% faster with plain stores, also beside a
+   * second process streaming 205 MB (a sixteenth, 30 MB, had been chosen
+   * on a busier machine, where an eighth measured 5-25% slower). On AMD's
+   * Zen a core's L3 is its CCX's (32 MB on Zen 3 to 5), whatever the
+   * system reports for all of them (a Zen 5 VM reports 508 MB): 16 MB there (s8 nhwc -> f32 nchw, 32
    * MB, 32 -> 54 GB/s with non-temporal stores; OIhw -> OIhw16i16o 512, 19
    * MB, 62 -> 74). LAYOUTC_NT_THRESHOLD=BYTES sets it: the tests do, so the
    * plans they check do not depend on the host. */
@@ -176,7 +180,7 @@ void lyc_host_target(LycTarget *t) {
 #endif
   if (!strncmp(lyc_host_cpu(), "znver", 5))
     l3 = 0;
-  t->nt_threshold = l3 / 16 > (16 << 20) ? l3 / 16 : 16 << 20;
+  t->nt_threshold = l3 / 8 > (16 << 20) ? l3 / 8 : 16 << 20;
   t->nt_threshold = env_bytes("LAYOUTC_NT_THRESHOLD", t->nt_threshold);
   /* Source-order line copies write in 16 KB windows on Zen, in none
    * elsewhere (plan.c, order_line_runs). LAYOUTC_WRITE_WINDOW=BYTES. */

@@ -240,9 +240,13 @@ static bool try_zip(LycNest *x, int V) {
  * destination rows in turn reach the write bandwidth only when each row
  * gets two consecutive lines (a microbenchmark on an AVX-512 Xeon, 51 MB:
  * 16 rows 17.5 GB/s a line each, 23.2 with two; 64 rows 12.4 and 23.1;
- * s8 nhwc -> f32 nchw 18 -> 23 GB/s, nChw16c -> nchw +17%). X must be a
- * multiple of the group; a tile whose destination run continues across Y
- * (packed stores) already writes whole runs. */
+ * s8 nhwc -> f32 nchw 18 -> 23 GB/s, nChw16c -> nchw +17%). When a piece
+ * is a whole line already, X need not be a multiple of the group: the
+ * chunks left over after the groups go one at a time (transpose 6000x5000
+ * f32: 6000 rows, 400 a super-block, 12 pairs and one chunk). Narrower
+ * pieces need the group to fill their lines, so X must be a multiple of it.
+ * A tile whose destination run continues across Y (packed stores) already
+ * writes whole runs. */
 static int x_line_group(const LycNest *x, int V, int dbytes) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
   if (X->n < V || (x->ny == 1 && Y->ds == V))
@@ -250,6 +254,8 @@ static int x_line_group(const LycNest *x, int V, int dbytes) {
   int unit = V * dbytes, xg = unit < LINE_BYTES ? LINE_BYTES / unit : unit == LINE_BYTES ? 2 : 1;
   if (xg > 4)
     xg = 4; /* 16-byte vectors narrowed to 8-byte pieces: registers run out first */
+  if (unit == LINE_BYTES)
+    return X->n >= (int64_t)xg * V ? xg : 1;
   while (xg > 1 && X->n % ((int64_t)xg * V))
     xg /= 2;
   return xg;
@@ -276,8 +282,8 @@ static bool zip_aligned(const LycNest *x, int V, int dbits) {
     g = ly_gcd(g, x->ny == 1 ? V * Y->ds : x->loops[i].ds);
   if (!contiguous && !group_contiguous)
     g = ly_gcd(g, Y->ds);
-  if (X->n > x->xg * width)
-    g = ly_gcd(g, x->xg * width);
+  if (X->n > x->xg * width) /* a group's start, or a left-over chunk's (x_line_group) */
+    g = ly_gcd(g, X->n % (x->xg * width) ? width : x->xg * width);
   return unit >= 16 && unit <= LINE_BYTES && !(unit & (unit - 1)) && burst % LINE_BYTES == 0 &&
          (g == 0 || (g * dbits) % (LINE_BYTES * 8) == 0);
 }
@@ -286,7 +292,7 @@ static bool zip_aligned(const LycNest *x, int V, int dbits) {
  * own page: beyond a few hundred the TLB and the prefetchers lose track
  * (8192x8192 f32 transposes at 0.35x memcpy unblocked, 0.85x with blocks of
  * 256 or 512 rows), so long X loops are swept in super-blocks (a multiple
- * of the tile group). Rows a multiple of 4 KB apart, read in runs of a
+ * of the tile group when X is, else of V). Rows a multiple of 4 KB apart, read in runs of a
  * kilobyte (rows_alias), take half: 8192x8192 f32 on a Xeon with 2 MB of
  * L2, 17.4-18.3 GB/s with 512 rows, 18.5-19.1 with 256 (6000x5000, rows
  * 20000 bytes apart, no faster with 256). */
@@ -296,7 +302,8 @@ static bool rows_alias(const LycNest *x, int V, int sbytes, int dbytes);
 
 static int64_t x_super_block(const LycNest *x, int V, int sbytes, int dbytes) {
   const LycLoop *X = &x->loops[x->nloops - 1];
-  int64_t step = (int64_t)V * x->xg, most = rows_alias(x, V, sbytes, dbytes) ? X_SUPER / 2 : X_SUPER;
+  int64_t step = (int64_t)V * (X->n % ((int64_t)V * x->xg) ? 1 : x->xg);
+  int64_t most = rows_alias(x, V, sbytes, dbytes) ? X_SUPER / 2 : X_SUPER;
   if (X->n <= most)
     return 0;
   for (int64_t s = most / step * step; s >= step; s -= step)
@@ -629,21 +636,25 @@ static void fold_padding(LycPlan *p) {
   }
 }
 
-/* The order of a copy of whole-line runs whose stores bypass the cache.
- * Sorted by destination stride (shape_nest), it writes one stream and
- * reads as many as the innermost loop has steps, a line from each in turn;
- * on an AVX-512 Zen 5 that reads at 0.5-0.6x of the copy limit, and reading
- * one source stream while writing a few runs at 1.0-1.2x (a microbenchmark
- * of nhwc -> nChw16c and back, 51 MB). So the loops go by source stride.
- * When the innermost one then writes a line far from the last, it is cut
- * into chunks whose stores stay within a window of tgt->write_window bytes,
- * with the loops that fill the gaps between its lines inside the chunk
- * (nChw16c -> nhwc with 16 KB: a chunk of 64 pixels, the 4 channel blocks,
- * then the 64 pixels; the source is read in 4 KB runs). A Xeon reads four
- * streams in turn at full speed and loses with such chunks (nChw16c -> nhwc
- * 28.9 GB/s in destination order; chunks of 2, 16 and 256 KB 28.5, 24.1 and
- * 22.4), so it has no window. An innermost loop that is not cut and has
- * more than WRITE_STREAMS steps keeps the destination order. */
+/* The order of a copy of whole-line runs. Sorted by destination stride
+ * (shape_nest), it writes one stream and reads as many as the innermost
+ * loop has steps, a line from each in turn. On an AVX-512 Zen 5 with stores
+ * that bypass the cache that reads at 0.5-0.6x of the copy limit, and
+ * reading one source stream while writing a few runs at 1.0-1.2x (a
+ * microbenchmark of nhwc -> nChw16c and back, 51 MB). On an AVX-512 Xeon
+ * with plain stores, nhwc -> nChw16c runs at 23-25 GB/s in destination
+ * order and 30-35 in source order from 3 to 25 MB (at 1.6 MB, 92 and 95).
+ * So the loops go by source stride, whatever the stores. With stores that
+ * bypass the cache, when the innermost loop then writes a line far from the
+ * last, it is cut into chunks whose stores stay within a window of
+ * tgt->write_window bytes, with the loops that fill the gaps between its
+ * lines inside the chunk (nChw16c -> nhwc with 16 KB: a chunk of 64 pixels,
+ * the 4 channel blocks, then the 64 pixels; the source is read in 4 KB
+ * runs). A Xeon reads four streams in turn at full speed and loses with such
+ * chunks (nChw16c -> nhwc 28.9 GB/s in destination order; chunks of 2, 16
+ * and 256 KB 28.5, 24.1 and 22.4), so it has no window. An innermost loop
+ * that is not cut and has more than WRITE_STREAMS steps keeps the
+ * destination order. */
 #define WRITE_STREAMS 4
 
 static int loop_order_src(const void *pa, const void *pb) {
@@ -763,9 +774,9 @@ bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const Ly
       for (int i = 0; i < p->nnests; i++)
         p->nt = p->nt || (p->nests[i].inner != LYC_INNER_SCALAR && p->nests[i].aligned);
       p->nt = p->nt && bytes > tgt->nt_threshold;
-      for (int i = 0; i < p->nnests && p->nt && tgt->vector_bytes == LINE_BYTES; i++)
+      for (int i = 0; i < p->nnests && tgt->vector_bytes == LINE_BYTES; i++)
         if (p->nests[i].inner == LYC_INNER_CONTIG && p->nests[i].aligned)
-          order_line_runs(&p->nests[i], p->dbytes, tgt->write_window);
+          order_line_runs(&p->nests[i], p->dbytes, p->nt ? tgt->write_window : 0);
       return true;
     }
     plan_reset(p); /* too many boxes or levels: fall back */

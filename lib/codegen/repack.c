@@ -572,9 +572,9 @@ static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVM
                    LLVMValueRef y0) {
   const LycLoop *X = &x->loops[x->nloops - 1];
   int V = g->p->vlen, tail = (int)(nrows % V);
-  if (nrows >= V) { /* groups of xg chunks (the planner made nrows a multiple) */
-    int xg = x->xg > 1 ? x->xg : 1;
-    int64_t ngroups = nrows / ((int64_t)V * xg);
+  int xg = x->xg > 1 ? x->xg : 1;
+  int64_t ngroups = nrows / ((int64_t)V * xg);
+  if (ngroups) { /* groups of xg chunks */
     LycLoopIR l;
     LLVMValueRef xc = ngroups >= 2 ? lyc_loop_begin(&g->ir, &l, lyc_i64(&g->ir, 0), lyc_i64(&g->ir, ngroups), "xc") : NULL;
     LLVMValueRef x0 = xc ? lyc_mul_const(&g->ir, xc, (int64_t)V * xg, "x0") : lyc_i64(&g->ir, 0);
@@ -582,6 +582,11 @@ static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVM
     if (xc)
       lyc_loop_end(&g->ir, &l);
   }
+  /* The whole chunks left over after the groups (whole-line pieces only,
+   * see x_line_group), one at a time. */
+  for (int64_t x0 = ngroups * V * xg; x0 + V <= nrows; x0 += V)
+    y_run(g, x, (Tile){V, V, yv, V, 1}, ym, add(g, so, lyc_i64(&g->ir, x0 * X->ss)), add(g, dof, lyc_i64(&g->ir, x0)),
+          y0);
   if (tail) {
     int64_t x0 = nrows - tail;
     int width = tail + x->xpad;
