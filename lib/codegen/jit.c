@@ -170,10 +170,11 @@ void lyc_host_target(LycTarget *t) {
    * second process streaming 205 MB (a sixteenth, 30 MB, had been chosen
    * on a busier machine, where an eighth measured 5-25% slower). On AMD's
    * Zen a core's L3 is its CCX's (32 MB on Zen 3 to 5), whatever the
-   * system reports for all of them (a Zen 5 VM reports 508 MB): 16 MB there (s8 nhwc -> f32 nchw, 32
-   * MB, 32 -> 54 GB/s with non-temporal stores; OIhw -> OIhw16i16o 512, 19
-   * MB, 62 -> 74). LAYOUTC_NT_THRESHOLD=BYTES sets it: the tests do, so the
-   * plans they check do not depend on the host. */
+   * system reports for all of them (a Zen 5 VM reports 508 MB): 16 MB there
+   * (s8 nhwc -> f32 nchw, 32 MB, 32 -> 54 GB/s with non-temporal stores;
+   * OIhw -> OIhw16i16o 512, 19 MB, 62 -> 74). LAYOUTC_NT_THRESHOLD=BYTES
+   * sets it: the tests do, so the plans they check do not depend on the
+   * host. */
   long l3 = 0;
 #ifdef _SC_LEVEL3_CACHE_SIZE /* glibc's; elsewhere 16 MB */
   l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);

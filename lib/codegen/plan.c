@@ -292,10 +292,10 @@ static bool zip_aligned(const LycNest *x, int V, int dbits) {
  * own page: beyond a few hundred the TLB and the prefetchers lose track
  * (8192x8192 f32 transposes at 0.35x memcpy unblocked, 0.85x with blocks of
  * 256 or 512 rows), so long X loops are swept in super-blocks (a multiple
- * of the tile group when X is, else of V). Rows a multiple of 4 KB apart, read in runs of a
- * kilobyte (rows_alias), take half: 8192x8192 f32 on a Xeon with 2 MB of
- * L2, 17.4-18.3 GB/s with 512 rows, 18.5-19.1 with 256 (6000x5000, rows
- * 20000 bytes apart, no faster with 256). */
+ * of the tile group when X is, else of V). Rows a multiple of 4 KB apart,
+ * read in runs of a kilobyte (rows_alias), take half: 8192x8192 f32 on a
+ * Xeon with 2 MB of L2, 17.4-18.3 GB/s with 512 rows, 18.5-19.1 with 256
+ * (6000x5000, rows 20000 bytes apart, no faster with 256). */
 #define X_SUPER 512
 
 static bool rows_alias(const LycNest *x, int V, int sbytes, int dbytes);
