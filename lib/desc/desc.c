@@ -27,6 +27,9 @@ void lyContextDestroy(LyContext ctx) {
   LyCtx *c = lyd_ctx(ctx);
   if (!c)
     return;
+  for (size_t b = 0; b < c->nbuckets; b++)
+    for (LyTypeImpl *t = c->buckets[b]; t; t = t->next)
+      lyd_print_forget(t);
   ly_arena_free(&c->arena);
   ly_free(c->buckets);
   ly_free(c);
@@ -942,7 +945,8 @@ static const LyTypeImpl *intern_canonical(LyCtx *c, LyTypeImpl *t, LyDigit *digi
   LyTypeImpl *n = ly_arena_dup(&c->arena, t, sizeof *t);
   if (!n)
     return NULL;
-  n->spelled = NULL;
+  n->spelled = n->searched = NULL;
+  n->interned = true;
   if (t->ndigits) {
     LyDigit *g = ly_arena_dup(&c->arena, digits, t->ndigits * sizeof *g);
     if (!g)

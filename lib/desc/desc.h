@@ -108,9 +108,12 @@ typedef struct LyTypeImpl {
   const LyEncoding *enc;
   /* Printing (print.c), not identity: the first tiled_layout spelling the
    * type was parsed from in its context, printed when the printer's search
-   * finds no familiar form. Set after interning, with atomics (types are
-   * printed from any thread). */
+   * finds no familiar form; and that search's answer, worked out on the
+   * first print (malloc'd, freed with the context). Set after interning,
+   * with atomics (types are printed from any thread). */
   const char *spelled;
+  const char *searched;
+  bool interned; /* a context's own copy (types built on the stack are not) */
 } LyTypeImpl;
 
 typedef struct LyCtx {
@@ -226,6 +229,9 @@ int64_t lyd_tiled_alloc(const LySpec *spec, int rank, const int64_t *dims);
  * reporting an unlocated error (a size that overflows, or out of memory).
  * (desc.c) */
 const LyTypeImpl *lyd_intern(LyCtx *ctx, LyTypeImpl *t, LyDigit *digits);
+
+/* Frees what printing t remembered. (print.c) */
+void lyd_print_forget(LyTypeImpl *t);
 
 /* Records a tiled_layout spelling that lowers to t, as its printed form of
  * last resort, unless t has one; false on OOM. (desc.c) */

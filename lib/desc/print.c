@@ -1329,6 +1329,52 @@ static void print_general(const LyTypeImpl *t, LyBuf *out) {
   ly_buf_puts(out, ">");
 }
 
+/* What t->searched holds when the search found no familiar form. */
+static const char searched_none[] = "(none)";
+
+void lyd_print_forget(LyTypeImpl *t) {
+  if (t->searched != searched_none)
+    ly_free((char *)t->searched);
+  t->searched = NULL;
+}
+
+/* The familiar forms of a static type, tried in order; the answer is kept
+ * on the type, since a search can take a quarter of a millisecond (types
+ * printed once per value of a module), unless an allocation failed while it
+ * ran (in any thread: it may have cut the search short) or t is not a
+ * context's (a type being built, printed in a diagnostic). */
+static bool print_searched(const LyTypeImpl *t, LyBuf *out) {
+  const char *kept = __atomic_load_n(&t->searched, __ATOMIC_ACQUIRE);
+  if (kept) {
+    if (kept == searched_none)
+      return false;
+    ly_buf_puts(out, kept);
+    return true;
+  }
+  long failures = ly_alloc_failures();
+  LyBuf b;
+  ly_buf_init(&b);
+  bool found = try_row_major(t) || try_morton(t, &b) || try_tag(t, &b) || try_tiled(t, &b) ||
+               try_tiled_stars(t, &b) || try_untiled(t, &b), oom = b.oom;
+  if (oom)
+    out->oom = true;
+  else if (found)
+    ly_buf_puts(out, ly_buf_cstr(&b));
+  char *keep = NULL;
+  if (t->interned && !oom && ly_alloc_failures() == failures) {
+    keep = found ? ly_malloc(b.len + 1) : (char *)searched_none;
+    if (keep && found)
+      memcpy(keep, ly_buf_cstr(&b), b.len + 1);
+  }
+  const char *expected = NULL;
+  if (keep && !__atomic_compare_exchange_n(&((LyTypeImpl *)t)->searched, &expected, keep, false, __ATOMIC_ACQ_REL,
+                                           __ATOMIC_ACQUIRE) &&
+      keep != searched_none)
+    ly_free(keep); /* another thread kept the same answer first */
+  ly_buf_free(&b);
+  return found || oom;
+}
+
 void lyd_print_layout(const LyTypeImpl *t, LyBuf *out) {
   switch (t->kind) {
   case LYD_ANY:
@@ -1346,8 +1392,7 @@ void lyd_print_layout(const LyTypeImpl *t, LyBuf *out) {
     break;
   }
   if (lyd_is_static(t)) {
-    if (try_row_major(t) || try_morton(t, out) || try_tag(t, out) || try_tiled(t, out) || try_tiled_stars(t, out) ||
-        try_untiled(t, out))
+    if (print_searched(t, out))
       return;
     /* A tiling the search does not rebuild, as it was first spelled. */
     const char *spelled = __atomic_load_n(&t->spelled, __ATOMIC_ACQUIRE);

@@ -35,16 +35,21 @@ static bool should_fail(void) {
 void ly_alloc_fail_after(long n) { atomic_store(&fail_countdown, n); }
 long ly_alloc_count(void) { return atomic_load(&alloc_counter); }
 
+static _Atomic long failed_counter;
+long ly_alloc_failures(void) { return atomic_load_explicit(&failed_counter, memory_order_relaxed); }
+
 void *ly_malloc(size_t n) {
-  if (should_fail())
-    return NULL;
-  return malloc(n ? n : 1);
+  void *p = should_fail() ? NULL : malloc(n ? n : 1);
+  if (!p)
+    atomic_fetch_add_explicit(&failed_counter, 1, memory_order_relaxed);
+  return p;
 }
 
 void *ly_realloc(void *p, size_t n) {
-  if (should_fail())
-    return NULL;
-  return realloc(p, n ? n : 1);
+  void *q = should_fail() ? NULL : realloc(p, n ? n : 1);
+  if (!q)
+    atomic_fetch_add_explicit(&failed_counter, 1, memory_order_relaxed);
+  return q;
 }
 
 void ly_free(void *p) { free(p); }

@@ -25,6 +25,9 @@ void ly_free(void *p);
 void ly_alloc_fail_after(long n);
 /* Allocations performed since start (for fault-injection loops). */
 long ly_alloc_count(void);
+/* Allocations that failed since start, in any thread: work that must not
+ * remember an answer a failure may have changed compares it before and after. */
+long ly_alloc_failures(void);
 
 /* --- Arenas: bump allocation, freed all at once ---------------------------- */
 typedef struct LyArenaBlock LyArenaBlock;

@@ -80,6 +80,15 @@ static void check(const char *text, bool tiled, bool strict) {
   ngeneral_free += q && !familiar(q) && !strict;
   if (q && !familiar(q) && !strict && getenv("PRINT_FAMILIAR_LIST"))
     fprintf(stderr, "GENERAL %s -> %s\n", text, q);
+  if (q && !familiar(q) && p) {
+    /* Spelled there too, now: the printer kept its search's answer, and must still print the
+     * spelling (the kept answer is the search's, not the print's). */
+    LyType u = lyTypeParse(unspelled, p, strlen(p), "<printed>");
+    char *again = lyTypeIsNull(u) ? NULL : lyTypeToString(u);
+    if (!again || !familiar(again))
+      fail("spelled after a print, still prints in the general form", text, again);
+    lyStringFree(again);
+  }
   lyStringFree(q);
   LyType back = lyTypeParse(ctx, p, strlen(p), "<printed>");
   if (back.ptr != t.ptr)
