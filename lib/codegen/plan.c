@@ -292,7 +292,9 @@ static bool zip_aligned(const LycNest *x, int V, int dbits) {
  * own page: beyond a few hundred the TLB and the prefetchers lose track
  * (8192x8192 f32 transposes at 0.35x memcpy unblocked, 0.85x with blocks of
  * 256 or 512 rows), so long X loops are swept in super-blocks (a multiple
- * of the tile group when X is, else of V). Rows a multiple of 4 KB apart,
+ * of the tile group when X is, else of V; one that divides X when there is
+ * one of at least half the size, else the rows left over are swept last:
+ * 3000 rows are 5 of 512 and 440). Rows a multiple of 4 KB apart,
  * read in runs of a kilobyte (rows_alias), take half: 8192x8192 f32 on a
  * Xeon with 2 MB of L2, 17.4-18.3 GB/s with 512 rows, 18.5-19.1 with 256
  * (6000x5000, rows 20000 bytes apart, no faster with 256). */
@@ -304,12 +306,12 @@ static int64_t x_super_block(const LycNest *x, int V, int sbytes, int dbytes) {
   const LycLoop *X = &x->loops[x->nloops - 1];
   int64_t step = (int64_t)V * (X->n % ((int64_t)V * x->xg) ? 1 : x->xg);
   int64_t most = rows_alias(x, V, sbytes, dbytes) ? X_SUPER / 2 : X_SUPER;
-  if (X->n <= most)
+  if (X->n <= most || most < step)
     return 0;
-  for (int64_t s = most / step * step; s >= step; s -= step)
+  for (int64_t s = most / step * step; s >= step && 2 * s >= most; s -= step)
     if (X->n % s == 0)
-      return s;
-  return 0;
+      return s; /* no rows left over */
+  return most / step * step; /* the rows after the last one are swept after them */
 }
 
 /* How many V-wide Y blocks a tile row covers. Runs of 256 bytes per source
@@ -352,9 +354,9 @@ static int y_multiple(const LycNest *x, int V, int sbytes, int dbytes) {
   if (line_vectors(V, sbytes, dbytes) && (rows <= Y_RUN_MIN_ROWS || forward))
     return 1;
   int want = run / (V * sbytes) > 1 ? (int)(run / (V * sbytes)) : 1;
-  while (want > 1 && (x->ny != 1 || blocks < want || blocks % want))
+  while (want > 1 && (x->ny != 1 || blocks < want))
     want /= 2;
-  return want;
+  return want; /* the blocks after the last whole run go one at a time */
 }
 
 /* Bytes ahead along each source row to prefetch. A narrow tile (at most 4

@@ -595,30 +595,30 @@ static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVM
   }
 }
 
-/* Y blocks of V (in runs of ym per X chunk, see y_multiple), then the
- * partial Y block, each over all X rows; with super-blocks of X outermost.
- * The first loop opened takes the thread split; work after it (the partial
- * Y block) then runs on thread 0 only. */
-static void inner_zip(Gen *g, const LycNest *x, LLVMValueRef so, LLVMValueRef dof, bool split) {
-  const LycLoop *X = &x->loops[x->nloops - 1];
+/* Y blocks of V (in runs of ym per X chunk, see y_multiple; the blocks
+ * after the last whole run one at a time), then the partial Y block, each
+ * over nrows X rows from so/dof. The first loop opened
+ * takes the thread split; work after it (the partial Y block) then runs on
+ * thread 0 only. */
+static void zip_sweep(Gen *g, const LycNest *x, int64_t nrows, LLVMValueRef so, LLVMValueRef dof, bool split) {
   int V = g->p->vlen, ym = x->ym > 1 ? x->ym : 1;
-  int64_t ytotal = 1, nrows = x->xsuper ? x->xsuper : X->n;
+  int64_t ytotal = 1;
   for (int i = x->nloops - 1 - x->ny; i < x->nloops - 1; i++)
     ytotal *= x->loops[i].n;
   int64_t nblocks = ytotal / V;
   int ytail = (int)(ytotal % V);
-  LycLoopIR sl, yl;
-  if (x->xsuper) {
-    LLVMValueRef xs = open_loop(g, &sl, X->n / x->xsuper, split, "xs");
-    LLVMValueRef x0 = lyc_mul_const(&g->ir, xs, x->xsuper, "xs0");
-    so = step(g, so, x0, X->ss);
-    dof = add(g, dof, x0);
-    split = false;
-  }
-  if (nblocks) {
+  if (nblocks >= ym) {
+    LycLoopIR yl;
     LLVMValueRef yb = open_loop(g, &yl, nblocks / ym, split, "yb");
     x_rows(g, x, nrows, V, ym, so, dof, lyc_mul_const(&g->ir, yb, (int64_t)V * ym, "y0"));
     lyc_loop_end(&g->ir, &yl);
+  }
+  if (nblocks % ym) { /* the blocks after the last whole run, one at a time */
+    LycLoopIR rl;
+    LLVMValueRef yr = open_loop(g, &rl, nblocks % ym, split, "yr");
+    LLVMValueRef y0 = add(g, lyc_i64(&g->ir, nblocks / ym * ym * V), lyc_mul_const(&g->ir, yr, V, ""));
+    x_rows(g, x, nrows, V, 1, so, dof, y0);
+    lyc_loop_end(&g->ir, &rl);
   }
   if (ytail) {
     LLVMBasicBlockRef done = split ? only_thread0(g) : NULL;
@@ -628,8 +628,27 @@ static void inner_zip(Gen *g, const LycNest *x, LLVMValueRef so, LLVMValueRef do
       LLVMPositionBuilderAtEnd(g->ir.b, done);
     }
   }
-  if (x->xsuper)
-    lyc_loop_end(&g->ir, &sl);
+}
+
+/* The X rows in super-blocks of xsuper (threads share them), each swept
+ * whole, then the rows after the last whole one (threads share its Y
+ * blocks). */
+static void inner_zip(Gen *g, const LycNest *x, LLVMValueRef so, LLVMValueRef dof, bool split) {
+  const LycLoop *X = &x->loops[x->nloops - 1];
+  if (!x->xsuper) {
+    zip_sweep(g, x, X->n, so, dof, split);
+    return;
+  }
+  int64_t nsuper = X->n / x->xsuper, rest = X->n % x->xsuper;
+  LycLoopIR sl;
+  LLVMValueRef xs = open_loop(g, &sl, nsuper, split, "xs");
+  LLVMValueRef x0 = lyc_mul_const(&g->ir, xs, x->xsuper, "xs0");
+  zip_sweep(g, x, x->xsuper, step(g, so, x0, X->ss), add(g, dof, x0), false);
+  lyc_loop_end(&g->ir, &sl);
+  if (rest) {
+    int64_t r0 = nsuper * x->xsuper;
+    zip_sweep(g, x, rest, add(g, so, lyc_i64(&g->ir, r0 * X->ss)), add(g, dof, lyc_i64(&g->ir, r0)), split);
+  }
 }
 
 /* ===== Nests ======================================================================= */
