@@ -597,9 +597,8 @@ static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVM
 
 /* Y blocks of V (in runs of ym per X chunk, see y_multiple; the blocks
  * after the last whole run one at a time), then the partial Y block, each
- * over nrows X rows from so/dof. The first loop opened
- * takes the thread split; work after it (the partial Y block) then runs on
- * thread 0 only. */
+ * over nrows X rows from so/dof. With split, the loops over Y blocks take
+ * the thread split; the partial Y block then runs on thread 0 only. */
 static void zip_sweep(Gen *g, const LycNest *x, int64_t nrows, LLVMValueRef so, LLVMValueRef dof, bool split) {
   int V = g->p->vlen, ym = x->ym > 1 ? x->ym : 1;
   int64_t ytotal = 1;
