@@ -175,17 +175,16 @@ void lyc_host_target(LycTarget *t) {
    * OIhw -> OIhw16i16o 512, 19 MB, 62 -> 74). LAYOUTC_NT_THRESHOLD=BYTES
    * sets it: the tests do, so the plans they check do not depend on the
    * host. */
+  bool zen = !strncmp(lyc_host_cpu(), "znver", 5);
   long l3 = 0;
 #ifdef _SC_LEVEL3_CACHE_SIZE /* glibc's; elsewhere 16 MB */
-  l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (!zen)
+    l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
 #endif
-  if (!strncmp(lyc_host_cpu(), "znver", 5))
-    l3 = 0;
-  t->nt_threshold = l3 / 8 > (16 << 20) ? l3 / 8 : 16 << 20;
-  t->nt_threshold = env_bytes("LAYOUTC_NT_THRESHOLD", t->nt_threshold);
+  t->nt_threshold = env_bytes("LAYOUTC_NT_THRESHOLD", l3 / 8 > (16 << 20) ? l3 / 8 : 16 << 20);
   /* Source-order line copies write in 16 KB windows on Zen, in none
    * elsewhere (plan.c, order_line_runs). LAYOUTC_WRITE_WINDOW=BYTES. */
-  t->write_window = env_bytes("LAYOUTC_WRITE_WINDOW", !strncmp(lyc_host_cpu(), "znver", 5) ? 16 << 10 : 0);
+  t->write_window = env_bytes("LAYOUTC_WRITE_WINDOW", zen ? 16 << 10 : 0);
 }
 
 /* A target machine for the host CPU and its features, at O3. */
