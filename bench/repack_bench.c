@@ -87,6 +87,10 @@ static const Case cases[] = {
     /* No oneDNN counterpart (ndims 0): checked against the interpreter instead. */
     {"i4 9216x6144 -> (64,128)(8,1)", "tensor<9216x6144xi4>", "tensor<9216x6144xi4, tiled_layout<<0,1>,(64,128),(8,1)>>",
      0, {0}, dnnl_data_type_undef, dnnl_data_type_undef, dnnl_format_tag_undef, dnnl_format_tag_undef, {0}, {0}},
+    {"i4 transpose 4096x4096", "tensor<4096x4096xi4>", "tensor<4096x4096xi4, tiled_layout<<1,0>>>", 0, {0},
+     dnnl_data_type_undef, dnnl_data_type_undef, dnnl_format_tag_undef, dnnl_format_tag_undef, {0}, {0}},
+    {"i1 8192x8192 -> (32,128)(8,1)", "tensor<8192x8192xi1>", "tensor<8192x8192xi1, tiled_layout<<0,1>,(32,128),(8,1)>>",
+     0, {0}, dnnl_data_type_undef, dnnl_data_type_undef, dnnl_format_tag_undef, dnnl_format_tag_undef, {0}, {0}},
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
 

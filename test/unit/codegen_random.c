@@ -258,7 +258,27 @@ static int run_case(LyContext ctx, LyRepacker rep, int c) {
   }
   const Pair *p = &pairs[pick(sizeof pairs / sizeof pairs[0])];
   LyType s, t;
-  if (pick(8) == 0) { /* whole-line runs: channels-last and blocked orders of an f32 NCHW tensor */
+  if (pick(10) == 0) { /* sub-byte matrices transposed or in (8,1)-style tiles: whole-byte register
+                        * tiles, 64 wide when the vector allows (Y extents of 64 and 128) or not (96) */
+    static const char *sub[] = {"i1", "i2", "i4", "f4E2M1FN", "i4"};
+    static const int rows[] = {8, 16, 64, 128, 192}, cols[] = {32, 64, 96, 128, 192};
+    static Pair same;
+    same.from = same.to = sub[pick(5)];
+    p = &same;
+    rank = 2, dims[0] = rows[pick(5)], dims[1] = cols[pick(5)];
+    char a[160], b[160];
+    snprintf(a, sizeof a, "tensor<%dx%dx%s>", dims[0], dims[1], p->from);
+    int r = 8 << pick(4), c = 32 << pick(3);
+    if (pick(2) || dims[0] % r || dims[1] % c)
+      snprintf(b, sizeof b, "tensor<%dx%dx%s, tiled_layout<<1,0>>>", dims[0], dims[1], p->to);
+    else
+      snprintf(b, sizeof b, "tensor<%dx%dx%s, tiled_layout<<0,1>,(%d,%d),(8,1)>>", dims[0], dims[1], p->to, r, c);
+    s = lyTypeParse(ctx, a, strlen(a), NULL), t = lyTypeParse(ctx, b, strlen(b), NULL);
+    if (pick(2)) {
+      LyType x = s;
+      s = t, t = x;
+    }
+  } else if (pick(8) == 0) { /* whole-line runs: channels-last and blocked orders of an f32 NCHW tensor */
     static const Pair f32 = {"f32", "f32"};
     rank = 4, dims[0] = 1 + pick(3), dims[1] = 16 * (1 + pick(3)), dims[2] = 2 + pick(8), dims[3] = 2 + pick(8);
     p = &f32;
