@@ -752,12 +752,12 @@ static void plan_reset(LycPlan *p) {
 /* Whether a pair of sub-byte types takes 64-wide tiles: a tile of packed
  * elements loads V/k bytes a row (k to a byte), so at 32 wide an i4 tile
  * works in 16-byte vectors and an i1 tile in 4-byte ones, and those
- * transposes are bound by instructions: on an AVX-512 Zen 5, i4 9216x6144
- * into (64,128)(8,1) tiles 21-37 -> 38-47 GB/s, an i4 4096x4096 transpose
- * 3.8-4.7 -> 8.3-10.0, i1 8192x8192 into (32,128)(8,1) 5.2 -> 13.3 (in
- * turns, side by side). 64-wide tiles need Y extents a multiple of 64 to
- * move whole bytes (whole_bytes), so they are taken only when the plan
- * keeps at least as many packed register transposes as at 32. */
+ * transposes are bound by instructions (on an AVX-512 Zen 5, in turns,
+ * side by side: an i4 4096x4096 transpose 5.1-5.4 -> 8.3-14.3 GB/s, i1
+ * 8192x8192 into (32,128)(8,1) 5.1-5.4 -> 12.2-13.8). 64-wide tiles need Y
+ * extents a multiple of 64 to move whole bytes (whole_bytes), so they are
+ * taken only when the plan keeps at least as many nests in whole bytes as
+ * at 32. */
 static bool wide_packed(LycPlan *p) {
   int packed[2] = {0, 0};
   for (int w = 0; w < 2; w++) {
@@ -782,8 +782,9 @@ bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const Ly
   p->dbytes = p->dbits < 8 ? 1 : p->dbits / 8;
   int widest = p->sbytes > p->dbytes ? p->sbytes : p->dbytes;
   p->vlen = tgt->vector_bytes / widest;
-  if (p->vlen > (p->sbits < 8 && p->dbits < 8 ? 64 : 32))
-    p->vlen = p->sbits < 8 && p->dbits < 8 ? 64 : 32; /* bytes: 32-wide tiles fill a register (see wide_packed) */
+  int most = p->sbits < 8 && p->dbits < 8 ? 64 : 32; /* 32-wide byte tiles fill a register; packed: wide_packed */
+  if (p->vlen > most)
+    p->vlen = most;
   int64_t numel = 1;
   for (int d = 0; d < dst->rank; d++)
     numel *= dst->dims[d];
