@@ -468,61 +468,85 @@ static LLVMValueRef interleave(Gen *g, LLVMValueRef *q, int k, int n) {
   return LLVMBuildShuffleVector(g->ir.b, cat[0], LLVMGetUndef(LLVMTypeOf(cat[0])), LLVMConstVector(m, (unsigned)(k * n)), "ilv");
 }
 
+/* a (na lanes) followed by b (nb <= na lanes). */
+static LLVMValueRef append(Gen *g, LLVMValueRef a, int na, LLVMValueRef b, int nb) {
+  LLVMValueRef m[128];
+  if (nb < na) {
+    for (int e = 0; e < na; e++)
+      m[e] = LLVMConstInt(g->ir.i32, (unsigned)(e < nb ? e : 0), 0);
+    b = LLVMBuildShuffleVector(g->ir.b, b, LLVMGetUndef(LLVMTypeOf(b)), LLVMConstVector(m, (unsigned)na), "");
+  }
+  for (int e = 0; e < na + nb; e++)
+    m[e] = LLVMConstInt(g->ir.i32, (unsigned)e, 0);
+  return LLVMBuildShuffleVector(g->ir.b, a, b, LLVMConstVector(m, (unsigned)(na + nb)), "group");
+}
+
 /* A full tile of sub-byte elements copied as they are (k = 8/bits to a
  * byte; xt rows, a multiple of k): each k rows become one vector of V
  * bytes, lane c holding their k elements of column c (bit operations on
  * the loaded bytes, then an interleave), and those xt/k byte rows are
- * transposed as bytes; the results are whole destination bytes. */
-static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef dof) {
+ * transposed as bytes; the results are whole destination bytes. A group of
+ * xg tiles side by side in X (full ones: X chunks V rows apart) stores its
+ * pieces of each Y position as one run: a whole line (packed_line_group). */
+static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef dof, bool full) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Yin = &x->loops[x->nloops - 2];
   int V = g->p->vlen, bits = g->p->sbits, k = 8 / bits, nb = V / k, xb = t.xt / k;
   LLVMTypeRef bt = vec(g->ir.i8, nb);
-  LLVMValueRef rows[64], p[64], q[8];
-  for (int r = 0; r < t.xt; r++) {
-    LLVMValueRef byte = lyc_div_const(&g->ir, add(g, so, lyc_i64(&g->ir, r * X->ss)), k, "byte");
-    LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->src, &byte, 1, "");
-    if (x->prefetch)
-      prefetch(g, ptr, x->prefetch);
-    rows[r] = load(g, bt, ptr);
-  }
-  for (int gr = 0; gr < xb; gr++) {
-    for (int i = 0; i < k; i++) { /* q[i][j]: the group's elements of column j*k + i */
-      q[i] = NULL;
-      for (int r = 0; r < k; r++) {
-        LLVMValueRef e = rows[gr * k + r];
-        int sh = r * bits - i * bits; /* element i of the byte to position r */
-        e = LLVMBuildAnd(g->ir.b, e, splat_i8(g, ((1u << bits) - 1) << (i * bits), nb), "");
-        if (sh > 0)
-          e = LLVMBuildShl(g->ir.b, e, splat_i8(g, (unsigned)sh, nb), "");
-        else if (sh < 0)
-          e = LLVMBuildLShr(g->ir.b, e, splat_i8(g, (unsigned)-sh, nb), "");
-        q[i] = q[i] ? LLVMBuildOr(g->ir.b, q[i], e, "") : e;
-      }
+  LLVMValueRef rows[64], p[8][64], q[8];
+  for (int c = 0; c < t.xg; c++) { /* the group's chunks, V rows apart */
+    for (int r = 0; r < t.xt; r++) {
+      LLVMValueRef byte = lyc_div_const(&g->ir, add(g, so, lyc_i64(&g->ir, ((int64_t)c * V + r) * X->ss)), k, "byte");
+      LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->src, &byte, 1, "");
+      if (x->prefetch)
+        prefetch(g, ptr, x->prefetch);
+      rows[r] = load(g, bt, ptr);
     }
-    p[gr] = interleave(g, q, k, nb);
+    for (int gr = 0; gr < xb; gr++) {
+      for (int i = 0; i < k; i++) { /* q[i][j]: the group's elements of column j*k + i */
+        q[i] = NULL;
+        for (int r = 0; r < k; r++) {
+          LLVMValueRef e = rows[gr * k + r];
+          int sh = r * bits - i * bits; /* element i of the byte to position r */
+          e = LLVMBuildAnd(g->ir.b, e, splat_i8(g, ((1u << bits) - 1) << (i * bits), nb), "");
+          if (sh > 0)
+            e = LLVMBuildShl(g->ir.b, e, splat_i8(g, (unsigned)sh, nb), "");
+          else if (sh < 0)
+            e = LLVMBuildLShr(g->ir.b, e, splat_i8(g, (unsigned)-sh, nb), "");
+          q[i] = q[i] ? LLVMBuildOr(g->ir.b, q[i], e, "") : e;
+        }
+      }
+      p[c][gr] = interleave(g, q, k, nb);
+    }
+    zip(g, p[c], xb, V);
   }
-  zip(g, p, xb, V);
-  bool nt = g->nt && x->aligned;
-  if (x->ny == 1 && Yin->ds == t.width) { /* contiguous across Y: V bytes per vector */
+  bool nt = g->nt && x->aligned && full;
+  if (x->ny == 1 && Yin->ds == t.width) { /* contiguous across Y: V bytes per vector (xg is 1) */
     for (int j = 0; j < xb; j++) {
       LLVMValueRef byte = add(g, lyc_div_const(&g->ir, dof, k, "byte"), lyc_i64(&g->ir, (int64_t)j * V));
       LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &byte, 1, "");
       if (nt)
-        store_nt(g, p[j], ptr, (unsigned)V);
+        store_nt(g, p[0][j], ptr, (unsigned)V);
       else
-        store(g, p[j], ptr);
+        store(g, p[0][j], ptr);
     }
     return;
   }
   int per = V / xb;
-  for (int y = 0; y < V; y++) { /* xb bytes per Y position */
-    LLVMValueRef m[64];
+  for (int y = 0; y < V; y++) { /* xb bytes of each chunk per Y position, side by side */
+    LLVMValueRef m[64], piece = NULL;
     for (int e = 0; e < xb; e++)
       m[e] = LLVMConstInt(g->ir.i32, (unsigned)((y % per) * xb + e), 0);
-    LLVMValueRef piece = xb == V ? p[y] : LLVMBuildShuffleVector(g->ir.b, p[y / per], LLVMGetUndef(LLVMTypeOf(p[0])),
-                                                                  LLVMConstVector(m, (unsigned)xb), "piece");
+    for (int c = 0; c < t.xg; c++) {
+      LLVMValueRef pc = xb == V ? p[c][y] : LLVMBuildShuffleVector(g->ir.b, p[c][y / per], LLVMGetUndef(LLVMTypeOf(p[c][0])),
+                                                                    LLVMConstVector(m, (unsigned)xb), "piece");
+      piece = piece ? append(g, piece, c * xb, pc, xb) : pc;
+    }
     LLVMValueRef byte = lyc_div_const(&g->ir, add(g, dof, lyc_i64(&g->ir, y * Yin->ds)), k, "byte");
-    store(g, piece, LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &byte, 1, ""));
+    LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &byte, 1, "");
+    if (nt)
+      store_nt(g, piece, ptr, (unsigned)(t.xg * xb));
+    else
+      store(g, piece, ptr);
   }
 }
 
@@ -532,7 +556,7 @@ static void zip_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValu
   int V = g->p->vlen, bits = g->p->sbits;
   if (x->packed && bits == g->p->dbits && g->p->src->elem == g->p->dst->elem && t.rows == t.xt && t.yv == V &&
       t.width == t.xt && t.xt % (8 / bits) == 0 && x->ny == 1) {
-    nibble_tile(g, x, t, so, dof);
+    nibble_tile(g, x, t, so, dof, t.yv == V && t.width == V);
     return;
   }
   LLVMValueRef v[4 * 64];

@@ -4,9 +4,12 @@
  * Layouts are random type strings through lyTypeParse: tiled_layout (with '*', which makes general
  * digits), format tags with blocks, strided with gaps, offsets, negative and zero strides.
  * Usage: codegen_random [CASES [SEED]] (a tenth of CASES when LAYOUTC_TEST_QUICK is set, as in the
- * sanitizer run). Prints plan coverage (in a full run each inner form must occur, else that is a
+ * sanitizer run), then a quarter as many sub-byte cases from a stream of their own: i1/i2/i4/f4
+ * matrices (and i4/i8/i2 conversions) transposed or in (r,c),(8,1) tiles, which take whole-byte
+ * register tiles of both widths and their line groups. Prints plan coverage (in a full run each inner form must occur, else that is a
  * failure), then
  * `codegen_random: N cases, K failures`; exit status 0 only if K == 0. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,7 +244,13 @@ static int check_semantics(LyType s, LyType t, const unsigned char *src, const u
   return bad;
 }
 
-static int run_case(LyContext ctx, LyRepacker rep, int c) {
+/* The sub-byte cases draw from their own stream, so adding them left the other cases as they were. */
+static uint64_t sub_state;
+
+static int run_case(LyContext ctx, LyRepacker rep, int c, bool sub_case) {
+  uint64_t main_state = rng_state;
+  if (sub_case)
+    rng_state = sub_state;
   int rank = 1 + pick(4), dims[8];
   static const int sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 17, 20, 24, 32, 33};
   static const int pow2[] = {2, 4, 8, 16, 32, 64}; /* shapes the register transposes take */
@@ -258,13 +267,14 @@ static int run_case(LyContext ctx, LyRepacker rep, int c) {
   }
   const Pair *p = &pairs[pick(sizeof pairs / sizeof pairs[0])];
   LyType s, t;
-  if (pick(10) == 0) { /* sub-byte matrices transposed or in (8,1)-style tiles: whole-byte register
-                        * tiles, 64 wide when the vector allows (Y extents of 64 and 128) or not (96) */
+  if (sub_case) { /* sub-byte matrices transposed or in (8,1)-style tiles: whole-byte register tiles,
+                   * 64 wide when the vector allows (Y extents of 64 and 128) or not (96), in groups */
     static const char *sub[] = {"i1", "i2", "i4", "f4E2M1FN", "i4"};
     static const int rows[] = {8, 16, 64, 128, 192}, cols[] = {32, 64, 96, 128, 192};
+    static const Pair mixed[] = {{"i4", "i8"}, {"i8", "i4"}, {"i2", "i4"}, {"i4", "i2"}, {"i8", "i2"}, {"i1", "i4"}};
     static Pair same;
     same.from = same.to = sub[pick(5)];
-    p = &same;
+    p = pick(3) ? &same : &mixed[pick(6)];
     rank = 2, dims[0] = rows[pick(5)], dims[1] = cols[pick(5)];
     char a[160], b[160];
     snprintf(a, sizeof a, "tensor<%dx%dx%s>", dims[0], dims[1], p->from);
@@ -318,6 +328,8 @@ static int run_case(LyContext ctx, LyRepacker rep, int c) {
   free(src);
   free(ref);
   free(out);
+  if (sub_case)
+    sub_state = rng_state, rng_state = main_state;
   return why != NULL;
 }
 
@@ -331,9 +343,12 @@ int main(int argc, char **argv) {
   LyRepacker rep = lyRepackerCreate(ctx);
   if (lyRepackerIsNull(rep))
     return 1;
-  int failures = 0;
+  sub_state = rng_state ^ 0x9e3779b97f4a7c15ULL;
+  int failures = 0, subs = cases / 4;
   for (int c = 0; c < cases; c++)
-    failures += run_case(ctx, rep, c);
+    failures += run_case(ctx, rep, c, false);
+  for (int c = 0; c < subs; c++) /* then a quarter as many sub-byte cases */
+    failures += run_case(ctx, rep, cases + c, true);
   printf("coverage:");
   for (int i = 0; i < NKINDS; i++)
     printf(" %s %ld", kinds[i], coverage[i]);
@@ -346,7 +361,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "FAIL: no kernel used '%s'\n", kinds[i]);
       failures++;
     }
-  printf("\ncodegen_random: %d cases, %d failures\n", cases, failures);
+  printf("\ncodegen_random: %d cases, %d failures\n", cases + subs, failures);
   lyRepackerDestroy(rep);
   lyContextDestroy(ctx);
   return failures != 0;
