@@ -6,8 +6,8 @@
  * Usage: codegen_random [CASES [SEED]] (a tenth of CASES when LAYOUTC_TEST_QUICK is set, as in the
  * sanitizer run), then a quarter as many sub-byte cases from a stream of their own: i1/i2/i4/f4
  * matrices (and i4/i8/i2 conversions) transposed or in (r,c),(8,1) tiles, which take whole-byte
- * register tiles of both widths and their line groups. Prints plan coverage (in a full run each inner form must occur, else that is a
- * failure), then
+ * register tiles of both widths and their line groups. Prints plan coverage (in a full run each
+ * inner form must occur, else that is a failure), then
  * `codegen_random: N cases, K failures`; exit status 0 only if K == 0. */
 #include <stdbool.h>
 #include <stdio.h>
@@ -278,11 +278,11 @@ static int run_case(LyContext ctx, LyRepacker rep, int c, bool sub_case) {
     rank = 2, dims[0] = rows[pick(5)], dims[1] = cols[pick(5)];
     char a[160], b[160];
     snprintf(a, sizeof a, "tensor<%dx%dx%s>", dims[0], dims[1], p->from);
-    int r = 8 << pick(4), c = 32 << pick(3);
-    if (pick(2) || dims[0] % r || dims[1] % c)
+    int tr = 8 << pick(4), tc = 32 << pick(3);
+    if (pick(2) || dims[0] % tr || dims[1] % tc)
       snprintf(b, sizeof b, "tensor<%dx%dx%s, tiled_layout<<1,0>>>", dims[0], dims[1], p->to);
     else
-      snprintf(b, sizeof b, "tensor<%dx%dx%s, tiled_layout<<0,1>,(%d,%d),(8,1)>>", dims[0], dims[1], p->to, r, c);
+      snprintf(b, sizeof b, "tensor<%dx%dx%s, tiled_layout<<0,1>,(%d,%d),(8,1)>>", dims[0], dims[1], p->to, tr, tc);
     s = lyTypeParse(ctx, a, strlen(a), NULL), t = lyTypeParse(ctx, b, strlen(b), NULL);
     if (pick(2)) {
       LyType x = s;
