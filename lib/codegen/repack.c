@@ -554,16 +554,16 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
 static void zip_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef dof, LLVMValueRef y0) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Yin = &x->loops[x->nloops - 2];
   int V = g->p->vlen, bits = g->p->sbits;
+  /* Full tiles are the ones zip_aligned() judged for non-temporal stores. */
+  bool full = t.yv == V && t.width == (X->n < V ? X->n + x->xpad : V);
   if (x->packed && bits == g->p->dbits && g->p->src->elem == g->p->dst->elem && t.rows == t.xt && t.yv == V &&
       t.width == t.xt && t.xt % (8 / bits) == 0 && x->ny == 1) {
-    nibble_tile(g, x, t, so, dof, t.yv == V && t.width == V);
+    nibble_tile(g, x, t, so, dof, full);
     return;
   }
   LLVMValueRef v[4 * 64];
   for (int c = 0; c < t.xg; c++)
     tile_vectors(g, x, t, add(g, so, lyc_i64(&g->ir, (int64_t)c * V * X->ss)), v + c * V);
-  /* Full tiles are the ones zip_aligned() judged for non-temporal stores. */
-  bool full = t.yv == V && t.width == (X->n < V ? X->n + x->xpad : V);
   if (x->ny == 1 && Yin->ds == t.width && t.xg == 1)
     store_packed(g, x, v, t, dof, full);
   else
