@@ -246,36 +246,25 @@ static bool try_zip(LycNest *x, int V) {
  * f32: 6000 rows, 400 a super-block, 12 pairs and one chunk). Narrower
  * pieces need the group to fill their lines, so X must be a multiple of it.
  * A tile whose destination run continues across Y (packed stores) already
- * writes whole runs. */
-static int x_line_group(const LycNest *x, int V, int dbytes) {
+ * writes whole runs. Whole-byte tiles of sub-byte elements (packed) group
+ * the same way, with X a multiple of the group: a 64-wide i4 tile's piece
+ * is 32 bytes, 2 to a line. Their pieces under 16 bytes (i1) stay alone:
+ * zip_aligned never lets stores that small bypass the cache, and the group
+ * would only cost its super-blocks (i1 8192x8192 transposed, 8 to a group,
+ * 3.9-4.1 GB/s against 4.1-4.9 alone). On an AVX-512 Zen 5, side by side,
+ * 64-wide tiles: i4 8192x8192 transposed 3.7 -> 9.2-9.3 GB/s (2 to a
+ * group), i4 4096x4096 9.2-10.0 -> 11.8-12.0, i2 8192x8192 4.3-4.5 ->
+ * 9.5-10.1 (4 to a group). */
+static int x_line_group(const LycNest *x, int V, int dbits) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
-  if (X->n < V || (x->ny == 1 && Y->ds == V))
+  int unit = V * dbits / 8;
+  if (X->n < V || (x->ny == 1 && Y->ds == V) || (x->packed && (unit < 16 || unit >= LINE_BYTES)))
     return 1;
-  int unit = V * dbytes, xg = unit < LINE_BYTES ? LINE_BYTES / unit : unit == LINE_BYTES ? 2 : 1;
+  int xg = unit < LINE_BYTES ? LINE_BYTES / unit : unit == LINE_BYTES ? 2 : 1;
   if (xg > 4)
     xg = 4; /* 16-byte vectors narrowed to 8-byte pieces: registers run out first */
   if (unit == LINE_BYTES)
     return X->n >= (int64_t)xg * V ? xg : 1;
-  while (xg > 1 && X->n % ((int64_t)xg * V))
-    xg /= 2;
-  return xg;
-}
-
-/* The same for whole-byte tiles of sub-byte elements: a Y position's piece
- * is V elements, 32 bytes of i4 in a 64-wide tile, so groups of tiles side
- * by side in X fill the line, which their stores may then fill past the
- * cache. X must be a multiple of the group. Pieces under 16 bytes (i1)
- * stay alone: zip_aligned never lets stores that small bypass the cache,
- * and the group would only cost its super-blocks (i1 8192x8192 transposed,
- * 8 to a group, 3.9-4.1 GB/s against 4.1-4.9 alone). On an AVX-512 Zen 5,
- * side by side, 64-wide tiles: i4 8192x8192 transposed 3.7 -> 9.2-9.3 GB/s
- * (2 to a group), i4 4096x4096 9.2-10.0 -> 11.8-12.0, i2 8192x8192
- * 4.3-4.5 -> 9.5-10.1 (4 to a group). */
-static int packed_line_group(const LycNest *x, int V, int dbits) {
-  const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
-  int piece = V * dbits / 8, xg = piece < LINE_BYTES ? LINE_BYTES / piece : 1;
-  if (piece < 16 || (x->ny == 1 && Y->ds == V) || X->n < V) /* contiguous across Y: whole runs already */
-    return 1;
   while (xg > 1 && X->n % ((int64_t)xg * V))
     xg /= 2;
   return xg;
@@ -471,7 +460,7 @@ static void shape_nest(LycNest *x, int V, int sbits, int dbits) {
       return;
     }
     x->packed = sub;
-    x->xg = sub ? packed_line_group(x, V, dbits) : x_line_group(x, V, dbytes);
+    x->xg = x_line_group(x, V, dbits);
     x->aligned = zip_aligned(x, V, dbits);
     x->xsuper = x_super_block(x, V, sbytes, dbytes);
     x->ym = y_multiple(x, V, sbytes, dbytes);

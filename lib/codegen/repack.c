@@ -487,7 +487,7 @@ static LLVMValueRef append(Gen *g, LLVMValueRef a, int na, LLVMValueRef b, int n
  * the loaded bytes, then an interleave), and those xt/k byte rows are
  * transposed as bytes; the results are whole destination bytes. A group of
  * xg tiles side by side in X (full ones: X chunks V rows apart) stores its
- * pieces of each Y position as one run: a whole line (packed_line_group). */
+ * pieces of each Y position as one run: a whole line (x_line_group). */
 static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef dof, bool full) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Yin = &x->loops[x->nloops - 2];
   int V = g->p->vlen, bits = g->p->sbits, k = 8 / bits, nb = V / k, xb = t.xt / k;
