@@ -76,6 +76,9 @@ typedef struct {
   /* LYC_INNER_ZIP over sub-byte elements: tiles load and store whole bytes
    * (unpacked to a lane per element in registers), so threads may share. */
   bool packed;
+  /* packed, and the two element types equal: the tiles move the bits as
+   * they are, a destination byte per lane (repack.c's nibble_tile). */
+  bool bit_copy;
   /* LYC_INNER_ZIP: V-row chunks of X per tile group, stored together so
    * each Y position gets a whole 64-byte line at once (X.n % (xg*V) == 0). */
   int xg;

@@ -248,17 +248,17 @@ static bool try_zip(LycNest *x, int V) {
  * A tile whose destination run continues across Y (packed stores) already
  * writes whole runs. Whole-byte tiles of sub-byte elements (packed) group
  * the same way, with X a multiple of the group: a 64-wide i4 tile's piece
- * is 32 bytes, 2 to a line. Their pieces under 16 bytes (i1) stay alone:
- * zip_aligned never lets stores that small bypass the cache, and the group
- * would only cost its super-blocks (i1 8192x8192 transposed, 8 to a group,
- * 3.9-4.1 GB/s against 4.1-4.9 alone). On an AVX-512 Zen 5, side by side,
- * 64-wide tiles: i4 8192x8192 transposed 3.7 -> 9.2-9.3 GB/s (2 to a
- * group), i4 4096x4096 9.2-10.0 -> 11.8-12.0, i2 8192x8192 4.3-4.5 ->
- * 9.5-10.1 (4 to a group). */
+ * is 32 bytes, 2 to a line. An i1 tile's 8-byte pieces group 4 to a run
+ * of 32 (half a line: zip_aligned keeps such stores cached, but the rows
+ * are written in fewer, longer runs): i1 8192x8192 transposed 4.1-4.6 GB/s
+ * alone, 10-11.5 two to a group, 13.7-14.2 four, 12-13 eight. On an
+ * AVX-512 Zen 5, side by side, 64-wide tiles: i4 8192x8192 transposed 3.7
+ * -> 9.2-9.3 GB/s (2 to a group), i4 4096x4096 9.2-10.0 -> 11.8-12.0, i2
+ * 8192x8192 4.3-4.5 -> 9.5-10.1 (4 to a group). */
 static int x_line_group(const LycNest *x, int V, int dbits) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
   int unit = V * dbits / 8;
-  if (X->n < V || (x->ny == 1 && Y->ds == V) || (x->packed && (unit < 16 || unit >= LINE_BYTES)))
+  if (X->n < V || (x->ny == 1 && Y->ds == V) || (x->packed && unit >= LINE_BYTES))
     return 1;
   int xg = unit < LINE_BYTES ? LINE_BYTES / unit : unit == LINE_BYTES ? 2 : 1;
   if (xg > 4)
@@ -283,7 +283,10 @@ static bool zip_aligned(const LycNest *x, int V, int dbits) {
     return false;
   bool contiguous = x->ny == 1 && Y->ds == width;
   bool group_contiguous = !contiguous && x->ny == 1 && Y->ds == x->xg * width; /* f32 -> bf16 nChw16c */
-  int64_t unit = (contiguous ? V : width) * dbits / 8, g = x->dst_base; /* bytes (sub-byte: packed) */
+  /* bytes a vector store writes (sub-byte: packed); a full tile of bits
+   * copied whole stores vectors of V bytes */
+  int64_t unit = contiguous && x->bit_copy && !x->xpad ? V : (contiguous ? V : width) * dbits / 8;
+  int64_t g = x->dst_base;
   int64_t burst = (contiguous || group_contiguous ? V : 1) * x->xg * width * dbits / 8;
   for (int i = 0; i < x->nloops - 1 - x->ny; i++)
     g = ly_gcd(g, x->loops[i].ds);
@@ -434,7 +437,7 @@ static bool contig_aligned(const LycNest *x, int V, int dbytes) {
          (g == 0 || (g * dbytes) % LINE_BYTES == 0);
 }
 
-static void shape_nest(LycNest *x, int V, int sbits, int dbits) {
+static void shape_nest(LycNest *x, int V, int sbits, int dbits, bool same) {
   int sbytes = sbits < 8 ? 1 : sbits / 8, dbytes = dbits < 8 ? 1 : dbits / 8;
   bool sub = sbits < 8 || dbits < 8;
   int m = 0;
@@ -460,6 +463,7 @@ static void shape_nest(LycNest *x, int V, int sbits, int dbits) {
       return;
     }
     x->packed = sub;
+    x->bit_copy = sub && same && sbits == dbits;
     x->xg = x_line_group(x, V, dbits);
     x->aligned = zip_aligned(x, V, dbits);
     x->xsuper = x_super_block(x, V, sbytes, dbytes);
@@ -471,7 +475,7 @@ static void shape_nest(LycNest *x, int V, int sbits, int dbits) {
 /* Appends the product of per-dim box lists as nests, with origins offset by
  * the layouts' base offsets (before shaping: alignment depends on them). */
 static bool product_nests(const DimBoxes *db, int rank, LycNest **nests, int *count, int V, int sbits,
-                          int dbits, int64_t sbase, int64_t dbase) {
+                          int dbits, bool same, int64_t sbase, int64_t dbase) {
   int64_t total = 1;
   for (int d = 0; d < rank; d++)
     if (!ly_mul(total, db[d].n, &total) || total > LYC_MAX_NESTS)
@@ -489,7 +493,7 @@ static bool product_nests(const DimBoxes *db, int rank, LycNest **nests, int *co
       memcpy(x.loops + x.nloops, b->loops, b->nloops * sizeof *b->loops);
       x.nloops += b->nloops;
     }
-    shape_nest(&x, V, sbits, dbits);
+    shape_nest(&x, V, sbits, dbits, same);
     LycNest *grown = ly_realloc(*nests, (size_t)(*count + 1) * sizeof **nests);
     if (!grown)
       return false;
@@ -588,7 +592,7 @@ static bool zero_nests(LycPlan *p, const int64_t *pad, int V) {
       int64_t a = e == d ? t->dims[e] : 0, b = e < d ? t->dims[e] : pad[e];
       ok = range_boxes(&lv[e], a, b, &db[e]);
     }
-    ok = ok && product_nests(db, t->rank, &p->zero, &p->nzero, V, p->sbits, p->dbits, 0, 0); /* base 0: padded_dense */
+    ok = ok && product_nests(db, t->rank, &p->zero, &p->nzero, V, p->sbits, p->dbits, false, 0, 0); /* base 0: padded_dense */
   }
   ly_free(db);
   ly_free(lv);
@@ -723,7 +727,7 @@ static bool plan_nests(LycPlan *p, int V) {
   bool ok = lv && db;
   for (int d = 0; d < t->rank && ok; d++)
     ok = dim_levels(s, t, d, &lv[d]) && range_boxes(&lv[d], 0, t->dims[d], &db[d]);
-  if (ok && !product_nests(db, t->rank, &p->nests, &p->nnests, V, p->sbits, p->dbits, s->base, t->base))
+  if (ok && !product_nests(db, t->rank, &p->nests, &p->nnests, V, p->sbits, p->dbits, s->elem == t->elem, s->base, t->base))
     ok = false;
   int64_t pad[LY_MAX_RANK];
   if (ok && p->dbits < 8) {

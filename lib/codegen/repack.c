@@ -481,10 +481,37 @@ static LLVMValueRef append(Gen *g, LLVMValueRef a, int na, LLVMValueRef b, int n
   return LLVMBuildShuffleVector(g->ir.b, a, b, LLVMConstVector(m, (unsigned)(na + nb)), "group");
 }
 
+/* Each group of k bytes of v (k = 8 / bits: byte r holding row r's k
+ * elements of a column group) as a k-by-k matrix of bits-wide elements,
+ * transposed in place: byte r then holds element r of every row, one
+ * destination byte. log2(k) delta swaps on k-byte integer lanes; the stage
+ * of block size s exchanges element (r, i) with (r + s, i - s), s * (8 -
+ * bits) bits apart, for r mod 2s < s <= i mod 2s (the stages commute). */
+static LLVMValueRef transpose_words(Gen *g, LLVMValueRef v, int bits, int n) {
+  int k = 8 / bits;
+  LLVMTypeRef wt = LLVMIntTypeInContext(g->ir.c, (unsigned)(8 * k)), vt = vec(wt, n / k);
+  LLVMValueRef x = LLVMBuildBitCast(g->ir.b, v, vt, "words"), m[64], sh[64];
+  for (int s = k / 2; s >= 1; s /= 2) {
+    unsigned long long mask = 0;
+    for (int r = 0; r < k; r++)
+      for (int i = 0; i < k; i++)
+        if (r % (2 * s) < s && i % (2 * s) >= s)
+          mask |= ((1ull << bits) - 1) << (8 * r + bits * i);
+    for (int l = 0; l < n / k; l++) {
+      m[l] = LLVMConstInt(wt, mask, 0);
+      sh[l] = LLVMConstInt(wt, (unsigned long long)(s * (8 - bits)), 0);
+    }
+    LLVMValueRef M = LLVMConstVector(m, (unsigned)(n / k)), S = LLVMConstVector(sh, (unsigned)(n / k));
+    LLVMValueRef t = LLVMBuildAnd(g->ir.b, LLVMBuildXor(g->ir.b, x, LLVMBuildLShr(g->ir.b, x, S, ""), ""), M, "swap");
+    x = LLVMBuildXor(g->ir.b, x, LLVMBuildXor(g->ir.b, t, LLVMBuildShl(g->ir.b, t, S, ""), ""), "");
+  }
+  return LLVMBuildBitCast(g->ir.b, x, vec(g->ir.i8, n), "");
+}
+
 /* A full tile of sub-byte elements copied as they are (k = 8/bits to a
  * byte; xt rows, a multiple of k): each k rows become one vector of V
- * bytes, lane c holding their k elements of column c (bit operations on
- * the loaded bytes, then an interleave), and those xt/k byte rows are
+ * bytes, lane c holding their k elements of column c (their bytes
+ * interleaved, then transpose_words), and those xt/k byte rows are
  * transposed as bytes; the results are whole destination bytes. A group of
  * xg tiles side by side in X (full ones: X chunks V rows apart) stores its
  * pieces of each Y position as one run: a whole line (x_line_group). */
@@ -492,7 +519,7 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
   const LycLoop *X = &x->loops[x->nloops - 1], *Yin = &x->loops[x->nloops - 2];
   int V = g->p->vlen, bits = g->p->sbits, k = 8 / bits, nb = V / k, xb = t.xt / k;
   LLVMTypeRef bt = vec(g->ir.i8, nb);
-  LLVMValueRef rows[64], p[8][64], q[8];
+  LLVMValueRef rows[64], p[8][64];
   for (int c = 0; c < t.xg; c++) { /* the group's chunks, V rows apart */
     for (int r = 0; r < t.xt; r++) {
       LLVMValueRef byte = lyc_div_const(&g->ir, add(g, so, lyc_i64(&g->ir, ((int64_t)c * V + r) * X->ss)), k, "byte");
@@ -501,22 +528,8 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
         prefetch(g, ptr, x->prefetch);
       rows[r] = load(g, bt, ptr);
     }
-    for (int gr = 0; gr < xb; gr++) {
-      for (int i = 0; i < k; i++) { /* q[i][j]: the group's elements of column j*k + i */
-        q[i] = NULL;
-        for (int r = 0; r < k; r++) {
-          LLVMValueRef e = rows[gr * k + r];
-          int sh = r * bits - i * bits; /* element i of the byte to position r */
-          e = LLVMBuildAnd(g->ir.b, e, splat_i8(g, ((1u << bits) - 1) << (i * bits), nb), "");
-          if (sh > 0)
-            e = LLVMBuildShl(g->ir.b, e, splat_i8(g, (unsigned)sh, nb), "");
-          else if (sh < 0)
-            e = LLVMBuildLShr(g->ir.b, e, splat_i8(g, (unsigned)-sh, nb), "");
-          q[i] = q[i] ? LLVMBuildOr(g->ir.b, q[i], e, "") : e;
-        }
-      }
-      p[c][gr] = interleave(g, q, k, nb);
-    }
+    for (int gr = 0; gr < xb; gr++)
+      p[c][gr] = transpose_words(g, interleave(g, rows + gr * k, k, nb), bits, V);
     zip(g, p[c], xb, V);
   }
   bool nt = g->nt && x->aligned && full;
@@ -556,7 +569,7 @@ static void zip_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValu
   int V = g->p->vlen, bits = g->p->sbits;
   /* Full tiles are the ones zip_aligned() judged for non-temporal stores. */
   bool full = t.yv == V && t.width == (X->n < V ? X->n + x->xpad : V);
-  if (x->packed && bits == g->p->dbits && g->p->src->elem == g->p->dst->elem && t.rows == t.xt && t.yv == V &&
+  if (x->bit_copy && t.rows == t.xt && t.yv == V &&
       t.width == t.xt && t.xt % (8 / bits) == 0 && x->ny == 1) {
     nibble_tile(g, x, t, so, dof, full);
     return;
