@@ -182,8 +182,9 @@ char *lyc_module_text(LLVMModuleRef m);
 
 /* ===== Persistent kernel cache (diskcache.c) ================================ */
 
-/* A kernel's cache key: its unoptimised IR under fixed names, the pipeline,
- * the host CPU and features, the LLVM version. */
+/* A kernel's cache key: its recipe (everything its deterministic generator
+ * reads), the hash of the library's sources, the pipeline, the host CPU and
+ * features, the LLVM version. */
 typedef struct {
   char *text;
   size_t len;
@@ -191,12 +192,17 @@ typedef struct {
   char name[64]; /* the entry symbol: fixed name + hash */
 } LycCacheKey;
 
-/* Computes the key of kernel module m, whose defined functions start with
- * fixed_name, and renames them to start with k->name instead (so kernels of
- * different keys never share a symbol). false when out of memory. */
 /* Whether a persistent cache directory is configured (and exists). */
 bool lyc_cache_enabled(void);
-bool lyc_cache_key(LycCacheKey *k, LLVMModuleRef m, const char *fixed_name, const char *pipeline);
+/* The key of a kernel made from recipe (len bytes), to be emitted with its
+ * defined functions starting with k->name (so kernels of different keys
+ * never share a symbol). false when out of memory. */
+bool lyc_cache_key(LycCacheKey *k, const void *recipe, size_t len, const char *fixed_name, const char *pipeline);
+/* The key of kernel module m, its IR (as bitcode) the recipe; m's defined
+ * functions starting with fixed_name are renamed to start with k->name. */
+bool lyc_cache_key_module(LycCacheKey *k, LLVMModuleRef m, const char *fixed_name, const char *pipeline);
+/* Renames the functions m defines from prefix `from` to `to`. */
+void lyc_cache_rename(LLVMModuleRef m, const char *from, const char *to);
 void lyc_cache_key_free(LycCacheKey *k);
 /* The stored object for k (the caller owns it), NULL on a miss. */
 LLVMMemoryBufferRef lyc_cache_load(const LycCacheKey *k);

@@ -397,32 +397,52 @@ static bool needs_vectorizer(const LycPlan *p) {
   return v;
 }
 
-/* A kernel's object file: the plan emitted as `name`, optimised and compiled
- * with a target machine of this call's own. With a cache key (the module is
- * then renamed to key->name), the persistent cache is asked first and given
- * what was compiled. NULL after a diagnostic. */
-static LLVMMemoryBufferRef compile_object(LyDiagEngine *d, const LycPlan *p, const char *name, bool nt,
-                                          LycCacheKey *key) {
-  LLVMContextRef c = LLVMContextCreate();
-  LLVMModuleRef m = LLVMModuleCreateWithNameInContext(name, c);
-  lyc_emit_repack(m, p, name, nt);
+/* The recipe of a repack kernel for the persistent cache: everything the
+ * planner and the emitter read (the two types, the target facts, the
+ * variant), so a hit need not emit the IR at all. */
+static bool repack_recipe(LyBuf *b, const LycPlan *p, const LycTarget *tgt, bool nt) {
+  ly_buf_printf(b, "repack %s\nvector_bytes %d\nnt_threshold %lld\nwrite_window %lld\n", nt ? "nt" : "plain",
+                tgt->vector_bytes, (long long)tgt->nt_threshold, (long long)tgt->write_window);
+  lyd_serialize(p->src, b);
+  lyd_serialize(p->dst, b);
+  return !b->oom;
+}
+
+/* A kernel's object file: the plan (made for tgt) emitted as `name`,
+ * optimised and compiled with a target machine of this call's own. With a
+ * cache key (the functions are then named key->name), the persistent cache
+ * is asked first and given what was compiled. NULL after a diagnostic. */
+static LLVMMemoryBufferRef compile_object(LyDiagEngine *d, const LycPlan *p, const LycTarget *tgt, const char *name,
+                                          bool nt, LycCacheKey *key) {
   bool vectorize = needs_vectorizer(p);
-  LLVMMemoryBufferRef obj = NULL;
   bool unroll = p->src->elem == p->dst->elem;
   const char *pipeline = !vectorize ? "default<O3> -vectorize" : unroll ? "default<O3>" : "default<O3> -unroll";
-  if (key && lyc_cache_key(key, m, name, pipeline))
-    obj = lyc_cache_load(key);
-  /* A cached object was compiled from this very IR (the key holds all of
-   * it), which was verified then: only a miss is verified. */
-  bool ok = obj || lyc_verify(d, m);
-  LLVMTargetMachineRef tm = obj || !ok ? NULL : lyc_host_machine(d);
-  ok = ok && (obj || (tm && optimize_with(d, m, tm, vectorize, unroll)));
+  if (key) {
+    LyBuf recipe;
+    ly_buf_init(&recipe);
+    bool keyed = repack_recipe(&recipe, p, tgt, nt) && lyc_cache_key(key, recipe.data, recipe.len, name, pipeline);
+    ly_buf_free(&recipe);
+    if (!keyed) {
+      oom(d);
+      return NULL;
+    }
+    LLVMMemoryBufferRef obj = lyc_cache_load(key);
+    if (obj)
+      return obj;
+    name = key->name;
+  }
+  LLVMContextRef c = LLVMContextCreate();
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("layoutc.kernel", c);
+  lyc_emit_repack(m, p, name, nt);
+  LLVMMemoryBufferRef obj = NULL;
+  LLVMTargetMachineRef tm = NULL;
+  bool ok = lyc_verify(d, m) && (tm = lyc_host_machine(d)) && optimize_with(d, m, tm, vectorize, unroll);
   char *msg = NULL;
-  if (ok && !obj) {
+  if (ok) {
     if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &msg, &obj)) {
       report_message(d, "LLVM code generation failed", msg);
       obj = NULL;
-    } else if (key && key->text) {
+    } else if (key) {
       lyc_cache_store(key, obj);
     }
   }
@@ -476,10 +496,8 @@ static bool compile_variant(Repacker *r, LyDiagEngine *d, LycKernel *k, const Ly
   const char *fixed = nt ? "ly_repack_nt" : "ly_repack";
   if (r->own_jit && lyc_cache_enabled()) {
     LycCacheKey key = {0};
-    LLVMMemoryBufferRef obj = compile_object(d, p, fixed, nt, &key);
-    bool dup = false, ok = obj && key.text && load_object(r, d, k, obj, key.name, out, &dup);
-    if (obj && !key.text)
-      LLVMDisposeMemoryBuffer(obj);
+    LLVMMemoryBufferRef obj = compile_object(d, p, &r->tgt, fixed, nt, &key);
+    bool dup = false, ok = obj && load_object(r, d, k, obj, key.name, out, &dup);
     lyc_cache_key_free(&key);
     if (ok || (!dup && d->errors))
       return ok;
@@ -488,7 +506,7 @@ static bool compile_variant(Repacker *r, LyDiagEngine *d, LycKernel *k, const Ly
   unsigned id = __atomic_fetch_add(&r->next_id, 1, __ATOMIC_RELAXED);
   /* The repacker's address keeps names apart when several share a JIT. */
   snprintf(name, sizeof name, "%s_%" PRIxPTR "_%u", fixed, (uintptr_t)r, id);
-  LLVMMemoryBufferRef obj = compile_object(d, p, name, nt, NULL);
+  LLVMMemoryBufferRef obj = compile_object(d, p, &r->tgt, name, nt, NULL);
   bool dup;
   return obj && load_object(r, d, k, obj, name, out, &dup);
 }

@@ -594,7 +594,7 @@ static void *lookup(LycSparseJit *j, const char *prefix, const char *fn) {
 static LLVMMemoryBufferRef object_of(LycSparseJit *j, LLVMModuleRef m, char *prefix, size_t size) {
   LycCacheKey key = {0};
   LLVMMemoryBufferRef obj = NULL;
-  bool keyed = lyc_cache_enabled() && lyc_cache_key(&key, m, prefix, "default<O3>");
+  bool keyed = lyc_cache_enabled() && lyc_cache_key_module(&key, m, prefix, "default<O3>");
   if (keyed) {
     snprintf(prefix, size, "%s", key.name);
     obj = lyc_cache_load(&key);

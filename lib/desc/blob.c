@@ -61,7 +61,7 @@ static void put_encoding(LyBuf *b, const LyEncoding *e) {
   put_u8(b, (unsigned)e->offsets_width);
 }
 
-static void serialize(const LyTypeImpl *t, LyBuf *b) {
+void lyd_serialize(const LyTypeImpl *t, LyBuf *b) {
   ly_buf_put(b, BLOB_MAGIC, 4);
   put_u8(b, BLOB_VERSION);
   put_str(b, lyElemGetName(t->elem)); /* by name: stable when element types are added */
@@ -91,7 +91,7 @@ static void serialize(const LyTypeImpl *t, LyBuf *b) {
 unsigned char *lyTypeSerialize(LyType t, size_t *len) {
   LyBuf b;
   ly_buf_init(&b);
-  serialize(lyd_type(t), &b);
+  lyd_serialize(lyd_type(t), &b);
   if (b.oom || !b.data) {
     ly_buf_free(&b);
     return NULL;
@@ -332,7 +332,7 @@ LyType lyTypeDeserialize(LyContext ctx, const void *blob, size_t len, const char
            printable(&r, &t, g)) {
     res = rebuild(c, &t, &why);
     if (res) { /* the blob must be the type's own bytes */
-      serialize(res, &back);
+      lyd_serialize(res, &back);
       size_t i = 0;
       while (i < len && i < back.len && back.data[i] == ((const char *)blob)[i])
         i++;

@@ -210,6 +210,8 @@ typedef struct {
 /* Lowers a parsed type to its interned descriptor, reporting located
  * diagnostics. NULL on error. (build.c) */
 const LyTypeImpl *lyd_build(LyCtx *ctx, const LyTypeAst *ast);
+/* Appends t's blob (lyTypeSerialize's bytes: one blob, one type) to b. */
+void lyd_serialize(const LyTypeImpl *t, LyBuf *b);
 
 /* Lowers a tiled_layout spec on static dims to canonical digits without
  * reporting anything (nested digits go to scratch). -1 when invalid. */
