@@ -813,7 +813,7 @@ bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const Ly
     if (plan_nests(p, p->vlen)) {
       /* Past the cache, stores that skip it save the read of each line they
        * fill; only the aligned transposes use them (memcpy decides alone). */
-      int64_t bytes = src->alloc * p->sbytes + dst->alloc * p->dbytes;
+      int64_t bytes = (src->alloc * p->sbits + 7) / 8 + (dst->alloc * p->dbits + 7) / 8; /* sub-byte: packed */
       for (int i = 0; i < p->nnests; i++)
         p->nt = p->nt || (p->nests[i].inner != LYC_INNER_SCALAR && p->nests[i].aligned);
       p->nt = p->nt && bytes > tgt->nt_threshold;
