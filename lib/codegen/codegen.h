@@ -201,8 +201,6 @@ bool lyc_cache_key(LycCacheKey *k, const void *recipe, size_t len, const char *f
 /* The key of kernel module m, its IR (as bitcode) the recipe; m's defined
  * functions starting with fixed_name are renamed to start with k->name. */
 bool lyc_cache_key_module(LycCacheKey *k, LLVMModuleRef m, const char *fixed_name, const char *pipeline);
-/* Renames the functions m defines from prefix `from` to `to`. */
-void lyc_cache_rename(LLVMModuleRef m, const char *from, const char *to);
 void lyc_cache_key_free(LycCacheKey *k);
 /* The stored object for k (the caller owns it), NULL on a miss. */
 LLVMMemoryBufferRef lyc_cache_load(const LycCacheKey *k);

@@ -69,7 +69,8 @@ static bool cache_dir(char *out, size_t cap) {
   }
 }
 
-void lyc_cache_rename(LLVMModuleRef m, const char *from, const char *to) {
+/* Renames the functions m defines from prefix `from` to `to`. */
+static void rename_defined(LLVMModuleRef m, const char *from, const char *to) {
   size_t nf = strlen(from);
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     size_t len;
@@ -118,7 +119,7 @@ bool lyc_cache_key_module(LycCacheKey *k, LLVMModuleRef m, const char *fixed_nam
   bool ok = lyc_cache_key(k, LLVMGetBufferStart(bc), LLVMGetBufferSize(bc), fixed_name, pipeline);
   LLVMDisposeMemoryBuffer(bc);
   if (ok)
-    lyc_cache_rename(m, fixed_name, k->name);
+    rename_defined(m, fixed_name, k->name);
   return ok;
 }
 
