@@ -463,7 +463,7 @@ static void shape_nest(LycNest *x, int V, int sbits, int dbits, bool same) {
       return;
     }
     x->packed = sub;
-    x->bit_copy = sub && same && sbits == dbits;
+    x->bit_copy = sub && same; /* same element: same width */
     x->xg = x_line_group(x, V, dbits);
     x->aligned = zip_aligned(x, V, dbits);
     x->xsuper = x_super_block(x, V, sbytes, dbytes);
@@ -813,7 +813,10 @@ bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const Ly
     if (plan_nests(p, p->vlen)) {
       /* Past the cache, stores that skip it save the read of each line they
        * fill; only the aligned transposes use them (memcpy decides alone). */
-      int64_t bytes = (src->alloc * p->sbits + 7) / 8 + (dst->alloc * p->dbits + 7) / 8; /* sub-byte: packed */
+      int64_t sb = 0, db = 0; /* sub-byte: packed */
+      lyTypeGetSizeBytes(lyd_wrap(src), &sb);
+      lyTypeGetSizeBytes(lyd_wrap(dst), &db);
+      int64_t bytes = sb + db;
       for (int i = 0; i < p->nnests; i++)
         p->nt = p->nt || (p->nests[i].inner != LYC_INNER_SCALAR && p->nests[i].aligned);
       p->nt = p->nt && bytes > tgt->nt_threshold;

@@ -823,7 +823,9 @@ static LLVMValueRef call(LycIR *ir, LLVMValueRef f, LLVMValueRef *args, int n) {
 void lyc_emit_repack_main(LLVMModuleRef m, const LycPlan *p, LLVMValueRef kernel) {
   LycIR ir;
   lyc_ir_init(&ir, m);
-  int64_t sbytes = (p->src->alloc * p->sbits + 7) / 8, dbytes = (p->dst->alloc * p->dbits + 7) / 8;
+  int64_t sbytes = 0, dbytes = 0;
+  lyTypeGetSizeBytes(lyd_wrap(p->src), &sbytes);
+  lyTypeGetSizeBytes(lyd_wrap(p->dst), &dbytes);
   LLVMValueRef malloc_fn = declare(&ir, "malloc", ir.ptr, (LLVMTypeRef[]){ir.i64}, 1, false);
   LLVMValueRef printf_fn = declare(&ir, "printf", ir.i32, (LLVMTypeRef[]){ir.ptr}, 1, true);
   lyc_ir_function(&ir, "main", ir.i32, NULL, 0);
