@@ -109,6 +109,7 @@ typedef struct {
   LycNest *zero;       /* destination padding to zero (src strides unused) */
   bool memset_dst;     /* destination has holes: zero all of it first */
   bool nt;             /* large destination: also emit a non-temporal variant */
+  bool gfni;           /* i1 bit tiles transpose with GF2P8AFFINEQB (repack.c's transpose_words) */
 } LycPlan;
 
 /* Target facts the planner needs. */
@@ -116,6 +117,7 @@ typedef struct {
   int vector_bytes;     /* widest vector register: 16, 32 or 64 */
   int64_t nt_threshold; /* source + destination bytes beyond which stores bypass the cache */
   int64_t write_window; /* bytes a source-order chunk of line copies writes in; 0: no chunks */
+  int gfni_bytes;       /* widest vector GF2P8AFFINEQB takes on the host (16, 32, 64); 0: none */
 } LycTarget;
 
 /* Plans a checked pair with byte-sized elements. false on allocation failure. */

@@ -151,6 +151,15 @@ static int64_t env_bytes(const char *name, int64_t dflt) {
   return v && *v && !*end && n >= 0 ? n : dflt;
 }
 
+/* Whether the LLVM feature string f (comma-separated +name/-name) has +name. */
+static bool has_feature(const char *f, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = f; (p = strstr(p, name)); p += n)
+    if (p > f && p[-1] == '+' && (p == f + 1 || p[-2] == ',') && (p[n] == ',' || !p[n]))
+      return true;
+  return false;
+}
+
 void lyc_host_target(LycTarget *t) {
   const char *f = lyc_host_features(), *v = getenv("LAYOUTC_VECTOR_BYTES");
   t->vector_bytes = strstr(f, "+avx512f") ? 64 : strstr(f, "+avx2") ? 32 : 16;
@@ -185,6 +194,13 @@ void lyc_host_target(LycTarget *t) {
   /* Source-order line copies write in 16 KB windows on Zen, in none
    * elsewhere (plan.c, order_line_runs). LAYOUTC_WRITE_WINDOW=BYTES. */
   t->write_window = env_bytes("LAYOUTC_WRITE_WINDOW", zen ? 16 << 10 : 0);
+  /* GFNI's affine byte transform transposes an 8x8 bit matrix per 64-bit
+   * lane: the i1 bit tiles use it at any vector width the host has it for
+   * (VEX needs AVX, the 64-byte form AVX512BW). LAYOUTC_GFNI=0 turns it
+   * off (the tests do, so their plans do not depend on the host). */
+  const char *gv = getenv("LAYOUTC_GFNI");
+  bool gfni = has_feature(f, "gfni") && !(gv && !strcmp(gv, "0"));
+  t->gfni_bytes = !gfni ? 0 : has_feature(f, "avx512bw") ? 64 : has_feature(f, "avx") ? 32 : 16;
 }
 
 /* A target machine for the host CPU and its features, at O3. */
@@ -401,8 +417,8 @@ static bool needs_vectorizer(const LycPlan *p) {
  * planner and the emitter read (the two types, the target facts, the
  * variant), so a hit need not emit the IR at all. */
 static bool repack_recipe(LyBuf *b, const LycPlan *p, const LycTarget *tgt, bool nt) {
-  ly_buf_printf(b, "repack %s\nvector_bytes %d\nnt_threshold %lld\nwrite_window %lld\n", nt ? "nt" : "plain",
-                tgt->vector_bytes, (long long)tgt->nt_threshold, (long long)tgt->write_window);
+  ly_buf_printf(b, "repack %s\nvector_bytes %d\nnt_threshold %lld\nwrite_window %lld\ngfni_bytes %d\n", nt ? "nt" : "plain",
+                tgt->vector_bytes, (long long)tgt->nt_threshold, (long long)tgt->write_window, tgt->gfni_bytes);
   lyd_serialize(p->src, b);
   lyd_serialize(p->dst, b);
   return !b->oom;

@@ -481,6 +481,26 @@ static LLVMValueRef append(Gen *g, LLVMValueRef a, int na, LLVMValueRef b, int n
   return LLVMBuildShuffleVector(g->ir.b, a, b, LLVMConstVector(m, (unsigned)(na + nb)), "group");
 }
 
+/* transpose_words for bits 1 (8x8 bit matrices) in one GF2P8AFFINEQB per
+ * vector: byte j of each 64-bit lane of its result is the parity of byte j
+ * of its first operand ANDed with each byte of the lane of its second (bit
+ * b with byte 7 - b). With the matrix, rows reversed, as the second operand
+ * and unit bytes 1 << j as the first, byte j gets bit j of every row: the
+ * transpose. */
+static LLVMValueRef affine_transpose(Gen *g, LLVMValueRef v, int n) {
+  LLVMValueRef m[64], unit[64];
+  for (int l = 0; l < n; l++) {
+    m[l] = LLVMConstInt(g->ir.i32, (unsigned)(l ^ 7), 0);
+    unit[l] = LLVMConstInt(g->ir.i8, 1u << (l % 8), 0);
+  }
+  LLVMValueRef rev = LLVMBuildShuffleVector(g->ir.b, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(m, (unsigned)n), "rows");
+  char name[48];
+  snprintf(name, sizeof name, "llvm.x86.vgf2p8affineqb.%d", 8 * n);
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->ir.m, LLVMLookupIntrinsicID(name, strlen(name)), NULL, 0);
+  LLVMValueRef args[] = {LLVMConstVector(unit, (unsigned)n), rev, LLVMConstInt(g->ir.i8, 0, 0)};
+  return LLVMBuildCall2(g->ir.b, LLVMGlobalGetValueType(fn), fn, args, 3, "bits");
+}
+
 /* Each group of k bytes of v (k = 8 / bits: byte r holding row r's k
  * elements of a column group) as a k-by-k matrix of bits-wide elements,
  * transposed in place: byte r then holds element r of every row, one
@@ -489,6 +509,8 @@ static LLVMValueRef append(Gen *g, LLVMValueRef a, int na, LLVMValueRef b, int n
  * bits) bits apart, for r mod 2s < s <= i mod 2s (the stages commute). */
 static LLVMValueRef transpose_words(Gen *g, LLVMValueRef v, int bits, int n) {
   int k = 8 / bits;
+  if (g->p->gfni && bits == 1)
+    return affine_transpose(g, v, n);
   LLVMTypeRef wt = LLVMIntTypeInContext(g->ir.c, (unsigned)(8 * k)), vt = vec(wt, n / k);
   LLVMValueRef x = LLVMBuildBitCast(g->ir.b, v, vt, "words"), m[64], sh[64];
   for (int s = k / 2; s >= 1; s /= 2) {
@@ -563,6 +585,46 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
   }
 }
 
+/* Whether a run of ym Y blocks is one wide_bit_tile: sub-byte elements
+ * copied as they are, tiles of k = 8/bits rows (one destination byte per
+ * column) whose destination is one contiguous run across Y. */
+static bool wide_bits(const Gen *g, const LycNest *x, Tile t, int ym) {
+  const LycLoop *Yin = &x->loops[x->nloops - 2];
+  int V = g->p->vlen, bits = g->p->sbits;
+  return ym > 1 && x->bit_copy && x->ny == 1 && bits < 8 && t.xt == 8 / bits && t.rows == t.xt && t.width == t.xt &&
+         t.yv == V && t.xg == 1 && Yin->ds == t.width && ym * bits <= 8; /* rows of at most V bytes */
+}
+
+/* ym full Y blocks of k rows of sub-byte elements (wide_bits): each row's
+ * ym * V/k bytes are one load, and each block's V bytes (its rows' bytes
+ * interleaved, then transpose_words) one store of V destination bytes, the
+ * blocks back to back. */
+static void wide_bit_tile(Gen *g, const LycNest *x, int ym, LLVMValueRef so, LLVMValueRef dof) {
+  const LycLoop *X = &x->loops[x->nloops - 1];
+  int V = g->p->vlen, bits = g->p->sbits, k = 8 / bits, nb = V / k;
+  LLVMValueRef rows[8], part[8], m[64];
+  for (int r = 0; r < k; r++) {
+    LLVMValueRef byte = lyc_div_const(&g->ir, add(g, so, lyc_i64(&g->ir, r * X->ss)), k, "byte");
+    rows[r] = load(g, vec(g->ir.i8, ym * nb), LLVMBuildGEP2(g->ir.b, g->ir.i8, g->src, &byte, 1, ""));
+  }
+  bool nt = g->nt && x->aligned;
+  LLVMValueRef base = lyc_div_const(&g->ir, dof, k, "byte");
+  for (int b = 0; b < ym; b++) {
+    for (int e = 0; e < nb; e++)
+      m[e] = LLVMConstInt(g->ir.i32, (unsigned)(b * nb + e), 0);
+    for (int r = 0; r < k; r++)
+      part[r] = LLVMBuildShuffleVector(g->ir.b, rows[r], LLVMGetUndef(LLVMTypeOf(rows[r])), LLVMConstVector(m, (unsigned)nb),
+                                       "block");
+    LLVMValueRef v = transpose_words(g, interleave(g, part, k, nb), bits, V);
+    LLVMValueRef byte = add(g, base, lyc_i64(&g->ir, (int64_t)b * V));
+    LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &byte, 1, "");
+    if (nt)
+      store_nt(g, v, ptr, (unsigned)V);
+    else
+      store(g, v, ptr);
+  }
+}
+
 /* One tile group: X rows x0.. (so, dof include them), Y positions y0... */
 static void zip_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef dof, LLVMValueRef y0) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Yin = &x->loops[x->nloops - 2];
@@ -595,6 +657,10 @@ static int pow2_ceil(int v) {
 static void y_run(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef so, LLVMValueRef dof, LLVMValueRef y0) {
   const LycLoop *Yin = &x->loops[x->nloops - 2];
   int V = g->p->vlen;
+  if (wide_bits(g, x, t, ym)) {
+    wide_bit_tile(g, x, ym, add(g, so, y0), step(g, dof, y0, Yin->ds));
+    return;
+  }
   LycLoopIR l;
   LLVMValueRef m = ym > 1 ? lyc_loop_begin(&g->ir, &l, lyc_i64(&g->ir, 0), lyc_i64(&g->ir, ym), "ym") : NULL;
   LLVMValueRef y = m ? add(g, y0, lyc_mul_const(&g->ir, m, V, "")) : y0;
