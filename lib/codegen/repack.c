@@ -190,6 +190,155 @@ static void inner_contig(Gen *g, const LycNest *nest, const LycLoop *x, LLVMValu
   lyc_loop_end(&g->ir, &l);
 }
 
+/* ===== Transposes in registers ===================================================
+ *
+ * zip(v, x, V) interleaves x vectors of V lanes (x a power of two <= V):
+ * element j of v[i] goes to position o = j*x + i of the result, that is
+ * vector o / V, lane o % V. Name the bits of i (r of them) i0.. and of j
+ * (l of them) j0..; then every element's place is a choice of which bit
+ * sits at each lane-bit and vector-bit position: at the start the lanes
+ * hold j0..j(l-1) and the vectors i0..i(r-1); at the end the lanes hold
+ * i0..i(r-1) j0..j(l-r-1) and the vectors the rest. A stage shuffles
+ * vector pairs differing in one vector bit and exchanges that bit with a
+ * lane bit; its masks follow from the placements before and after it.
+ *
+ * Machines shuffle cheaply within 128-bit lanes (unpack: the pair bit
+ * enters at lane bit 0 and the within-lane bits move up one) and across
+ * them by whole 128-bit blocks (the pair bit enters the top block bit, the
+ * other block bits in any order). A full-width interleave of halves can do
+ * every stage alone, but for elements under 32 bits it is a two-table
+ * permute with a constant index vector (vpermt2b, vpermt2w), slower to run
+ * and far slower for LLVM to compile. So the network uses unpacks for the
+ * within-lane bits and block shuffles for the rest when that takes no more
+ * stages (full transposes, x = V, and vectors of at most 16 bytes), and
+ * interleaves of halves otherwise. */
+#define ZIP_MAXBITS 12
+
+typedef struct {
+  int at[ZIP_MAXBITS]; /* the logical bit at each position: lanes 0..l-1, then vector bits */
+} ZipState;
+
+typedef struct {
+  ZipState s[ZIP_MAXBITS + 1]; /* s[0] the start, s[k] after stage k */
+  int pair[ZIP_MAXBITS];       /* the vector bit each stage pairs on */
+  int n, l, r;
+} ZipNet;
+
+static int log2i(int v) {
+  int b = 0;
+  while ((1 << b) < v)
+    b++;
+  return b;
+}
+
+static int position_of(const ZipState *s, int nbits, int bit) {
+  for (int p = 0; p < nbits; p++)
+    if (s->at[p] == bit)
+      return p;
+  return -1;
+}
+
+/* The in-lane network for x vectors of V elements of ebits each; false
+ * when it would take more stages than the interleave of halves. Logical
+ * bits: i_k is k, j_k is r + k, so that lane bit p ends holding bit p. */
+static bool inlane_net(ZipNet *z, int x, int V, int ebits) {
+  int l = log2i(V), r = log2i(x), w = ebits <= 128 ? log2i(128 / ebits) : 0, nb = l + r;
+  if (w > l)
+    w = l;
+  if (nb > ZIP_MAXBITS)
+    return false;
+  z->l = l, z->r = r, z->n = 0;
+  ZipState cur;
+  for (int p = 0; p < l; p++)
+    cur.at[p] = r + p;
+  for (int k = 0; k < r; k++)
+    cur.at[l + k] = k;
+  z->s[0] = cur;
+  /* Unpacks: i(min(r,w)-1) .. i0 enter at lane bit 0. */
+  for (int k = (r < w ? r : w) - 1; k >= 0; k--) {
+    int q = position_of(&cur, nb, k) - l, top = cur.at[w - 1];
+    for (int p = w - 1; p > 0; p--)
+      cur.at[p] = cur.at[p - 1];
+    cur.at[0] = k, cur.at[l + q] = top;
+    z->pair[z->n] = q, z->s[++z->n] = cur;
+  }
+  /* Block shuffles: each brings one missing target bit in at the top
+   * block bit and drops one bit the blocks do not keep. */
+  for (;;) {
+    int need = -1, drop = -1; /* the top block bit's target comes last */
+    for (int p = w; p < l && need < 0; p++)
+      if (position_of(&cur, nb, p) >= l && (p < l - 1 || need < 0))
+        need = p;
+    if (need < 0)
+      break;
+    for (int p = w; p < l && drop < 0; p++)
+      if (cur.at[p] < w || cur.at[p] >= l)
+        drop = p;
+    LY_ASSERT(drop >= 0);
+    int q = position_of(&cur, nb, need) - l, rest[ZIP_MAXBITS], nrest = 0;
+    for (int p = w; p < l; p++)
+      if (p != drop)
+        rest[nrest++] = cur.at[p];
+    bool last = true; /* whether this stage completes the blocks */
+    for (int p = w; p < l; p++)
+      if (p != need && position_of(&cur, nb, p) >= l)
+        last = false;
+    ZipState nx = cur;
+    if (last) { /* the final order: target order, need at the top */
+      if (need != l - 1)
+        return false; /* the top block bit must be the new one */
+      for (int p = w; p < l - 1; p++)
+        nx.at[p] = p;
+    } else
+      for (int p = w; p < l - 1; p++)
+        nx.at[p] = rest[p - w];
+    nx.at[l - 1] = need, nx.at[l + q] = cur.at[drop];
+    cur = nx;
+    z->pair[z->n] = q, z->s[++z->n] = cur;
+  }
+  for (int p = 0; p < l; p++)
+    if (cur.at[p] != p)
+      return false;
+  return z->n <= r;
+}
+
+/* Runs the network's stages: stage k takes placements s[k] to s[k + 1];
+ * lane `lo` of output vector vo comes from the element whose bits, placed
+ * as in s[k + 1], give (vo, lo). */
+static void run_net(Gen *g, const ZipNet *z, LLVMValueRef *v, int x, int V) {
+  int l = z->l, r = z->r, nb = l + r;
+  LLVMValueRef t[64], m[64];
+  for (int k = 0; k < z->n; k++) {
+    const ZipState *Q = &z->s[k + 1];
+    int from[ZIP_MAXBITS], bit = 1 << z->pair[k];
+    for (int p = 0; p < nb; p++)
+      from[p] = position_of(&z->s[k], nb, Q->at[p]);
+    for (int vo = 0; vo < x; vo++) {
+      int a = vo & ~bit, b = vo | bit;
+      for (int lo = 0; lo < V; lo++) {
+        int phys = vo << l | lo, in = 0;
+        for (int p = 0; p < nb; p++)
+          in |= (phys >> p & 1) << from[p];
+        LY_ASSERT((in >> l) == a || (in >> l) == b);
+        m[lo] = LLVMConstInt(g->ir.i32, (unsigned)((in & (V - 1)) + ((in >> l) == b ? V : 0)), 0);
+      }
+      t[vo] = LLVMBuildShuffleVector(g->ir.b, v[a], v[b], LLVMConstVector(m, (unsigned)V), "net");
+    }
+    memcpy(v, t, x * sizeof *v);
+  }
+  /* Result k is the vector whose bits j(l-r).. (logical l..) spell k. */
+  for (int k = 0; k < x; k++) {
+    int phys = 0;
+    for (int q = 0; q < r; q++) {
+      int bit = z->s[z->n].at[l + q];
+      LY_ASSERT(bit >= l);
+      phys |= (k >> (bit - l) & 1) << q;
+    }
+    t[k] = v[phys];
+  }
+  memcpy(v, t, x * sizeof *v);
+}
+
 /* Shuffle mask picking, from the concatenation of two V-vectors, the
  * interleave of their halves (hi: second halves). */
 static LLVMValueRef zip_mask(Gen *g, int V, bool hi) {
@@ -204,6 +353,12 @@ static LLVMValueRef zip_mask(Gen *g, int V, bool hi) {
 /* Interleaves x vectors (x a power of two <= V): afterwards v[k] holds
  * elements [k*V, (k+1)*V) of v0[0] v1[0] .. v{x-1}[0] v0[1] ... */
 static void zip(Gen *g, LLVMValueRef *v, int x, int V) {
+  LLVMTypeRef et = LLVMGetElementType(LLVMTypeOf(v[0]));
+  ZipNet z;
+  if (LLVMGetTypeKind(et) == LLVMIntegerTypeKind && inlane_net(&z, x, V, (int)LLVMGetIntTypeWidth(et))) {
+    run_net(g, &z, v, x, V);
+    return;
+  }
   LLVMValueRef lo = zip_mask(g, V, false), hi = zip_mask(g, V, true), t[64];
   for (int stage = 1; stage < x; stage *= 2) {
     for (int i = 0; i < x / 2; i++) {
