@@ -808,16 +808,19 @@ static int pow2_ceil(int v) {
 }
 
 /* A tile for each of the ym consecutive V-wide Y blocks from y0 (rows
- * x0.. already in so and dof): one source row's blocks back to back. */
-static void y_run(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef so, LLVMValueRef dof, LLVMValueRef y0) {
+ * x0.. already in so and dof): one source row's blocks back to back. With
+ * ycount, the run has that many blocks (at most ym) instead. */
+static void y_run(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef ycount, LLVMValueRef so, LLVMValueRef dof,
+                  LLVMValueRef y0) {
   const LycLoop *Yin = &x->loops[x->nloops - 2];
   int V = g->p->vlen;
-  if (wide_bits(g, x, t, ym)) {
+  if (!ycount && wide_bits(g, x, t, ym)) {
     wide_bit_tile(g, x, ym, add(g, so, y0), step(g, dof, y0, Yin->ds));
     return;
   }
   LycLoopIR l;
-  LLVMValueRef m = ym > 1 ? lyc_loop_begin(&g->ir, &l, lyc_i64(&g->ir, 0), lyc_i64(&g->ir, ym), "ym") : NULL;
+  LLVMValueRef m = ym > 1 ? lyc_loop_begin(&g->ir, &l, lyc_i64(&g->ir, 0), ycount ? ycount : lyc_i64(&g->ir, ym), "ym")
+                          : NULL;
   LLVMValueRef y = m ? add(g, y0, lyc_mul_const(&g->ir, m, V, "")) : y0;
   zip_tile(g, x, t, add(g, so, y), x->ny == 1 ? step(g, dof, y, Yin->ds) : dof, y);
   if (m)
@@ -826,8 +829,8 @@ static void y_run(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef so, LLV
 
 /* The X rows of the Y blocks at y0: chunks of V rows, then the tail rows
  * (with the destination padding that follows them, xpad). */
-static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVMValueRef so, LLVMValueRef dof,
-                   LLVMValueRef y0) {
+static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVMValueRef ycount, LLVMValueRef so,
+                   LLVMValueRef dof, LLVMValueRef y0) {
   const LycLoop *X = &x->loops[x->nloops - 1];
   int V = g->p->vlen, tail = (int)(nrows % V);
   int xg = x->xg > 1 ? x->xg : 1;
@@ -836,50 +839,58 @@ static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVM
     LycLoopIR l;
     LLVMValueRef xc = ngroups >= 2 ? lyc_loop_begin(&g->ir, &l, lyc_i64(&g->ir, 0), lyc_i64(&g->ir, ngroups), "xc") : NULL;
     LLVMValueRef x0 = xc ? lyc_mul_const(&g->ir, xc, (int64_t)V * xg, "x0") : lyc_i64(&g->ir, 0);
-    y_run(g, x, (Tile){V, V, yv, V, xg}, ym, step(g, so, x0, X->ss), add(g, dof, x0), y0);
+    y_run(g, x, (Tile){V, V, yv, V, xg}, ym, ycount, step(g, so, x0, X->ss), add(g, dof, x0), y0);
     if (xc)
       lyc_loop_end(&g->ir, &l);
   }
   /* The whole chunks left over after the groups (whole-line pieces only,
    * see x_line_group), one at a time. */
   for (int64_t x0 = ngroups * V * xg; x0 + V <= nrows; x0 += V)
-    y_run(g, x, (Tile){V, V, yv, V, 1}, ym, add(g, so, lyc_i64(&g->ir, x0 * X->ss)), add(g, dof, lyc_i64(&g->ir, x0)),
-          y0);
+    y_run(g, x, (Tile){V, V, yv, V, 1}, ym, ycount, add(g, so, lyc_i64(&g->ir, x0 * X->ss)),
+          add(g, dof, lyc_i64(&g->ir, x0)), y0);
   if (tail) {
     int64_t x0 = nrows - tail;
     int width = tail + x->xpad;
-    y_run(g, x, (Tile){pow2_ceil(width), tail, yv, width, 1}, ym, add(g, so, lyc_i64(&g->ir, x0 * X->ss)),
+    y_run(g, x, (Tile){pow2_ceil(width), tail, yv, width, 1}, ym, ycount, add(g, so, lyc_i64(&g->ir, x0 * X->ss)),
           add(g, dof, lyc_i64(&g->ir, x0)), y0);
   }
 }
 
-/* Y blocks of V (in runs of ym per X chunk, see y_multiple; the blocks
- * after the last whole run one at a time), then the partial Y block, each
- * over nrows X rows from so/dof. With split, the loops over Y blocks take
- * the thread split; the partial Y block then runs on thread 0 only. */
+/* Y blocks of V (in runs of ym per X chunk, see y_multiple), then the
+ * partial Y block, each over nrows X rows from so/dof. The blocks after the
+ * last whole run make one shorter run, through the same code (a run length
+ * known only at run time), except in wide bit tiles, whose run length is
+ * their vector length, and when there is no whole run: then they go one
+ * at a time. With split, the loops over Y blocks take the thread split; the
+ * partial Y block then runs on thread 0 only. */
 static void zip_sweep(Gen *g, const LycNest *x, int64_t nrows, LLVMValueRef so, LLVMValueRef dof, bool split) {
   int V = g->p->vlen, ym = x->ym > 1 ? x->ym : 1;
   int64_t ytotal = 1;
   for (int i = x->nloops - 1 - x->ny; i < x->nloops - 1; i++)
     ytotal *= x->loops[i].n;
-  int64_t nblocks = ytotal / V;
+  int64_t nblocks = ytotal / V, nruns = nblocks / ym, left = nblocks % ym;
   int ytail = (int)(ytotal % V);
-  if (nblocks >= ym) {
+  bool short_run = nruns && left && !(x->bit_copy && g->p->sbits < 8);
+  if (nruns) {
     LycLoopIR yl;
-    LLVMValueRef yb = open_loop(g, &yl, nblocks / ym, split, "yb");
-    x_rows(g, x, nrows, V, ym, so, dof, lyc_mul_const(&g->ir, yb, (int64_t)V * ym, "y0"));
+    LLVMValueRef yb = open_loop(g, &yl, nruns + short_run, split, "yb"), count = NULL;
+    if (short_run) {
+      LLVMValueRef last = LLVMBuildICmp(g->ir.b, LLVMIntEQ, yb, lyc_i64(&g->ir, nruns), "");
+      count = LLVMBuildSelect(g->ir.b, last, lyc_i64(&g->ir, left), lyc_i64(&g->ir, ym), "yrun");
+    }
+    x_rows(g, x, nrows, V, ym, count, so, dof, lyc_mul_const(&g->ir, yb, (int64_t)V * ym, "y0"));
     lyc_loop_end(&g->ir, &yl);
   }
-  if (nblocks % ym) { /* the blocks after the last whole run, one at a time */
+  if (left && !short_run) { /* one at a time */
     LycLoopIR rl;
-    LLVMValueRef yr = open_loop(g, &rl, nblocks % ym, split, "yr");
-    LLVMValueRef y0 = add(g, lyc_i64(&g->ir, nblocks / ym * ym * V), lyc_mul_const(&g->ir, yr, V, ""));
-    x_rows(g, x, nrows, V, 1, so, dof, y0);
+    LLVMValueRef yr = open_loop(g, &rl, left, split, "yr");
+    LLVMValueRef y0 = add(g, lyc_i64(&g->ir, nruns * ym * V), lyc_mul_const(&g->ir, yr, V, ""));
+    x_rows(g, x, nrows, V, 1, NULL, so, dof, y0);
     lyc_loop_end(&g->ir, &rl);
   }
   if (ytail) {
     LLVMBasicBlockRef done = split ? only_thread0(g) : NULL;
-    x_rows(g, x, nrows, ytail, 1, so, dof, lyc_i64(&g->ir, nblocks * V));
+    x_rows(g, x, nrows, ytail, 1, NULL, so, dof, lyc_i64(&g->ir, nblocks * V));
     if (done) {
       LLVMBuildBr(g->ir.b, done);
       LLVMPositionBuilderAtEnd(g->ir.b, done);
