@@ -240,8 +240,11 @@ static int position_of(const ZipState *s, int nbits, int bit) {
 
 /* The in-lane network for x vectors of V elements of ebits each; false
  * when it would take more stages than the interleave of halves. Logical
- * bits: i_k is k, j_k is r + k, so that lane bit p ends holding bit p. */
-static bool inlane_net(ZipNet *z, int x, int V, int ebits) {
+ * bits: i_k is k, j_k is r + k, so that lane bit p ends holding bit p.
+ * Relaxed, it only brings every bit of i into the lanes, the other lane
+ * bits left as they fall: each vector then holds whole rows' runs of x
+ * elements, in an order its caller reads from the final placement. */
+static bool inlane_net(ZipNet *z, int x, int V, int ebits, bool relaxed) {
   int l = log2i(V), r = log2i(x), w = ebits <= 128 ? log2i(128 / ebits) : 0, nb = l + r;
   if (w > l)
     w = l;
@@ -264,7 +267,27 @@ static bool inlane_net(ZipNet *z, int x, int V, int ebits) {
   }
   /* Block shuffles: each brings one missing target bit in at the top
    * block bit and drops one bit the blocks do not keep. */
-  for (;;) {
+  for (; relaxed;) { /* any missing bit of i in, any bit of j out */
+    int need = -1, drop = -1;
+    for (int k = 0; k < r && need < 0; k++)
+      if (position_of(&cur, nb, k) >= l)
+        need = k;
+    if (need < 0)
+      break;
+    for (int p = w; p < l && drop < 0; p++)
+      if (cur.at[p] >= r)
+        drop = p;
+    LY_ASSERT(drop >= 0);
+    int q = position_of(&cur, nb, need) - l, kept = w;
+    ZipState nx = cur;
+    for (int p = w; p < l; p++)
+      if (p != drop)
+        nx.at[kept++] = cur.at[p];
+    nx.at[l - 1] = need, nx.at[l + q] = cur.at[drop];
+    cur = nx;
+    z->pair[z->n] = q, z->s[++z->n] = cur;
+  }
+  for (; !relaxed;) {
     int need = -1, drop = -1; /* the top block bit's target comes last */
     for (int p = w; p < l && need < 0; p++)
       if (position_of(&cur, nb, p) >= l && (p < l - 1 || need < 0))
@@ -296,8 +319,8 @@ static bool inlane_net(ZipNet *z, int x, int V, int ebits) {
     cur = nx;
     z->pair[z->n] = q, z->s[++z->n] = cur;
   }
-  for (int p = 0; p < l; p++)
-    if (cur.at[p] != p)
+  for (int p = 0; p < (relaxed ? r : l); p++)
+    if (position_of(&cur, nb, p) != p && (!relaxed || position_of(&cur, nb, p) >= l))
       return false;
   return z->n <= r;
 }
@@ -305,7 +328,7 @@ static bool inlane_net(ZipNet *z, int x, int V, int ebits) {
 /* Runs the network's stages: stage k takes placements s[k] to s[k + 1];
  * lane `lo` of output vector vo comes from the element whose bits, placed
  * as in s[k + 1], give (vo, lo). */
-static void run_net(Gen *g, const ZipNet *z, LLVMValueRef *v, int x, int V) {
+static void net_stages(Gen *g, const ZipNet *z, LLVMValueRef *v, int x, int V) {
   int l = z->l, r = z->r, nb = l + r;
   LLVMValueRef t[64], m[64];
   for (int k = 0; k < z->n; k++) {
@@ -326,6 +349,13 @@ static void run_net(Gen *g, const ZipNet *z, LLVMValueRef *v, int x, int V) {
     }
     memcpy(v, t, x * sizeof *v);
   }
+}
+
+/* Runs the network and puts its results in the order of zip(). */
+static void run_net(Gen *g, const ZipNet *z, LLVMValueRef *v, int x, int V) {
+  int l = z->l, r = z->r;
+  LLVMValueRef t[64];
+  net_stages(g, z, v, x, V);
   /* Result k is the vector whose bits j(l-r).. (logical l..) spell k. */
   for (int k = 0; k < x; k++) {
     int phys = 0;
@@ -355,7 +385,7 @@ static LLVMValueRef zip_mask(Gen *g, int V, bool hi) {
 static void zip(Gen *g, LLVMValueRef *v, int x, int V) {
   LLVMTypeRef et = LLVMGetElementType(LLVMTypeOf(v[0]));
   ZipNet z;
-  if (LLVMGetTypeKind(et) == LLVMIntegerTypeKind && inlane_net(&z, x, V, (int)LLVMGetIntTypeWidth(et))) {
+  if (LLVMGetTypeKind(et) == LLVMIntegerTypeKind && inlane_net(&z, x, V, (int)LLVMGetIntTypeWidth(et), false)) {
     run_net(g, &z, v, x, V);
     return;
   }
@@ -697,6 +727,9 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
   int V = g->p->vlen, bits = g->p->sbits, k = 8 / bits, nb = V / k, xb = t.xt / k;
   LLVMTypeRef bt = vec(g->ir.i8, nb);
   LLVMValueRef rows[64], p[8][64];
+  bool whole = x->ny == 1 && Yin->ds == t.width; /* contiguous across Y: V bytes per vector (xg is 1) */
+  ZipNet z;
+  bool loose = !whole && inlane_net(&z, xb, V, 8, true);
   for (int c = 0; c < t.xg; c++) { /* the group's chunks, V rows apart */
     for (int r = 0; r < t.xt; r++) {
       LLVMValueRef byte = lyc_div_const(&g->ir, add(g, so, lyc_i64(&g->ir, ((int64_t)c * V + r) * X->ss)), k, "byte");
@@ -707,10 +740,13 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
     }
     for (int gr = 0; gr < xb; gr++)
       p[c][gr] = transpose_words(g, interleave(g, rows + gr * k, k, nb), bits, V);
-    zip(g, p[c], xb, V);
+    if (loose)
+      net_stages(g, &z, p[c], xb, V);
+    else
+      zip(g, p[c], xb, V);
   }
   bool nt = g->nt && x->aligned && full;
-  if (x->ny == 1 && Yin->ds == t.width) { /* contiguous across Y: V bytes per vector (xg is 1) */
+  if (whole) {
     for (int j = 0; j < xb; j++) {
       LLVMValueRef byte = add(g, lyc_div_const(&g->ir, dof, k, "byte"), lyc_i64(&g->ir, (int64_t)j * V));
       LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &byte, 1, "");
@@ -721,14 +757,26 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
     }
     return;
   }
-  int per = V / xb;
+  /* Where byte row e of Y position y lies: zip's order, or the loose
+   * network's final placement (logical bits: e's, then y's). */
+  int l = log2i(V), r = log2i(xb), at[ZIP_MAXBITS];
+  for (int b = 0; b < l + r; b++)
+    at[b] = loose ? position_of(&z.s[z.n], l + r, b) : b; /* zip: o = y * xb + e */
   for (int y = 0; y < V; y++) { /* xb bytes of each chunk per Y position, side by side */
     LLVMValueRef m[64], piece = NULL;
-    for (int e = 0; e < xb; e++)
-      m[e] = LLVMConstInt(g->ir.i32, (unsigned)((y % per) * xb + e), 0);
+    int vy = 0;
+    for (int e = 0; e < xb; e++) {
+      int phys = 0;
+      for (int b = 0; b < r; b++)
+        phys |= (e >> b & 1) << at[b];
+      for (int b = 0; b < l; b++)
+        phys |= (y >> b & 1) << at[r + b];
+      vy = phys >> l;
+      m[e] = LLVMConstInt(g->ir.i32, (unsigned)(phys & (V - 1)), 0);
+    }
     for (int c = 0; c < t.xg; c++) {
-      LLVMValueRef pc = xb == V ? p[c][y] : LLVMBuildShuffleVector(g->ir.b, p[c][y / per], LLVMGetUndef(LLVMTypeOf(p[c][0])),
-                                                                    LLVMConstVector(m, (unsigned)xb), "piece");
+      LLVMValueRef pc = LLVMBuildShuffleVector(g->ir.b, p[c][vy], LLVMGetUndef(LLVMTypeOf(p[c][0])),
+                                               LLVMConstVector(m, (unsigned)xb), "piece");
       piece = piece ? append(g, piece, c * xb, pc, xb) : pc;
     }
     LLVMValueRef byte = lyc_div_const(&g->ir, add(g, dof, lyc_i64(&g->ir, y * Yin->ds)), k, "byte");
