@@ -636,9 +636,8 @@ static void tile_vectors(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVM
     out[k] = convert(g, out[k], V);
 }
 
-/* Lane l of the concatenation of k vectors of n lanes each, in the order
- * of lane (l % k) * n + l / k: their interleave. */
-static LLVMValueRef interleave(Gen *g, LLVMValueRef *q, int k, int n) {
+/* The concatenation of k vectors of n lanes each (k a power of two). */
+static LLVMValueRef concat_all(Gen *g, LLVMValueRef *q, int k, int n) {
   LLVMValueRef cat[8], m[64];
   int len = n;
   memcpy(cat, q, k * sizeof *q);
@@ -648,9 +647,16 @@ static LLVMValueRef interleave(Gen *g, LLVMValueRef *q, int k, int n) {
     for (int i = 0; i < w / 2; i++)
       cat[i] = LLVMBuildShuffleVector(g->ir.b, cat[2 * i], cat[2 * i + 1], LLVMConstVector(m, (unsigned)(2 * len)), "cat");
   }
+  return cat[0];
+}
+
+/* Lane l of the concatenation of k vectors of n lanes each, in the order
+ * of lane (l % k) * n + l / k: their interleave. */
+static LLVMValueRef interleave(Gen *g, LLVMValueRef *q, int k, int n) {
+  LLVMValueRef cat = concat_all(g, q, k, n), m[64];
   for (int l = 0; l < k * n; l++)
     m[l] = LLVMConstInt(g->ir.i32, (unsigned)(l % k * n + l / k), 0);
-  return LLVMBuildShuffleVector(g->ir.b, cat[0], LLVMGetUndef(LLVMTypeOf(cat[0])), LLVMConstVector(m, (unsigned)(k * n)), "ilv");
+  return LLVMBuildShuffleVector(g->ir.b, cat, LLVMGetUndef(LLVMTypeOf(cat)), LLVMConstVector(m, (unsigned)(k * n)), "ilv");
 }
 
 /* a (na lanes) followed by b (nb <= na lanes). */
@@ -715,13 +721,61 @@ static LLVMValueRef transpose_words(Gen *g, LLVMValueRef v, int bits, int n) {
   return LLVMBuildBitCast(g->ir.b, x, vec(g->ir.i8, n), "");
 }
 
+/* k source rows of nb bytes (k = 8 / bits elements a byte) as one vector
+ * of k*nb bytes whose block h (nb bytes) holds, in byte c, element h of
+ * byte c of every row (row q in field q): the destination byte of Y
+ * position c*k + h. The rows are concatenated and their fields transposed
+ * across the blocks in log2(k) stages; the stage of distance s pairs
+ * block q with block q ^ s: a shuffle swaps the pairs, a rotation of each
+ * word moves the partner's fields s places (left in the lower block of a
+ * pair, right in the upper), and a bit select keeps the block's own fields
+ * where they stay (f mod 2s < s in the lower block, >= s in the upper).
+ * Bits a rotation carries across a byte, or around the word, land only in
+ * the fields it does not select. */
+static LLVMValueRef field_rows(Gen *g, LLVMValueRef *rows, int k, int nb, int bits) {
+  int n = k * nb, wb = nb < 8 ? nb : 8; /* word bytes: rotations stay within a block */
+  LLVMValueRef z = concat_all(g, rows, k, nb), m[64], amt[64], sel[64];
+  LLVMTypeRef wt = LLVMIntTypeInContext(g->ir.c, (unsigned)(8 * wb)), vt = vec(wt, n / wb);
+  for (int s = k / 2; s >= 1; s /= 2) {
+    unsigned lo_fields = 0; /* fields f mod 2s < s of a byte */
+    for (int f = 0; f < k; f++)
+      if (f % (2 * s) < s)
+        lo_fields |= ((1u << bits) - 1) << (f * bits);
+    for (int l = 0; l < n; l++) {
+      int q = l / nb;
+      m[l] = LLVMConstInt(g->ir.i32, (unsigned)((q ^ s) * nb + l % nb), 0);
+      sel[l] = LLVMConstInt(g->ir.i8, q % (2 * s) < s ? lo_fields : ~lo_fields & 0xff, 0);
+    }
+    for (int w = 0; w < n / wb; w++) {
+      int q = w * wb / nb;
+      amt[w] = LLVMConstInt(wt, (unsigned long long)(q % (2 * s) < s ? s * bits : 8 * wb - s * bits), 0);
+    }
+    LLVMValueRef swapped = LLVMBuildShuffleVector(g->ir.b, z, LLVMGetUndef(LLVMTypeOf(z)), LLVMConstVector(m, (unsigned)n), "pair");
+    LLVMValueRef w = LLVMBuildBitCast(g->ir.b, swapped, vt, "");
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->ir.m, LLVMLookupIntrinsicID("llvm.fshl", 9), &vt, 1);
+    LLVMValueRef args[] = {w, w, LLVMConstVector(amt, (unsigned)(n / wb))};
+    LLVMValueRef rot = LLVMBuildBitCast(g->ir.b, LLVMBuildCall2(g->ir.b, LLVMGlobalGetValueType(fn), fn, args, 3, "rot"),
+                                        LLVMTypeOf(z), "");
+    LLVMValueRef S = LLVMConstVector(sel, (unsigned)n);
+    z = LLVMBuildOr(g->ir.b, LLVMBuildAnd(g->ir.b, z, S, ""), LLVMBuildAnd(g->ir.b, rot, LLVMBuildNot(g->ir.b, S, ""), ""),
+                    "fields");
+  }
+  return z;
+}
+
 /* A full tile of sub-byte elements copied as they are (k = 8/bits to a
  * byte; xt rows, a multiple of k): each k rows become one vector of V
- * bytes, lane c holding their k elements of column c (their bytes
- * interleaved, then transpose_words), and those xt/k byte rows are
- * transposed as bytes; the results are whole destination bytes. A group of
- * xg tiles side by side in X (full ones: X chunks V rows apart) stores its
- * pieces of each Y position as one run: a whole line (x_line_group). */
+ * destination bytes, one per Y position, and those xt/k byte rows are
+ * transposed as bytes. When the destination continues across Y (whole),
+ * the vectors are stored as they are, so lane c must be Y position c: the
+ * rows' bytes are interleaved, then transpose_words. Otherwise each Y
+ * position's bytes are stored apart, and any order will do: the rows'
+ * fields are moved across them (field_rows; i1 with GFNI keeps its one
+ * affine transform a word) and the byte rows only brought into the lanes
+ * (the relaxed network); the pieces are read where the placement left
+ * them. A group of xg tiles side by side in X (full ones: X chunks V rows
+ * apart) stores its pieces of each Y position as one run: a whole line
+ * (x_line_group). */
 static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef dof, bool full) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Yin = &x->loops[x->nloops - 2];
   int V = g->p->vlen, bits = g->p->sbits, k = 8 / bits, nb = V / k, xb = t.xt / k;
@@ -730,6 +784,7 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
   bool whole = x->ny == 1 && Yin->ds == t.width; /* contiguous across Y: V bytes per vector (xg is 1) */
   ZipNet z;
   bool loose = !whole && inlane_net(&z, xb, V, 8, true);
+  bool fields = loose && (k <= 4 || !g->p->gfni); /* rows' fields transposed across blocks (GFNI: i1 words) */
   for (int c = 0; c < t.xg; c++) { /* the group's chunks, V rows apart */
     for (int r = 0; r < t.xt; r++) {
       LLVMValueRef byte = lyc_div_const(&g->ir, add(g, so, lyc_i64(&g->ir, ((int64_t)c * V + r) * X->ss)), k, "byte");
@@ -739,7 +794,8 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
       rows[r] = load(g, bt, ptr);
     }
     for (int gr = 0; gr < xb; gr++)
-      p[c][gr] = transpose_words(g, interleave(g, rows + gr * k, k, nb), bits, V);
+      p[c][gr] = fields ? field_rows(g, rows + gr * k, k, nb, bits)
+                        : transpose_words(g, interleave(g, rows + gr * k, k, nb), bits, V);
     if (loose)
       net_stages(g, &z, p[c], xb, V);
     else
@@ -769,8 +825,9 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
       int phys = 0;
       for (int b = 0; b < r; b++)
         phys |= (e >> b & 1) << at[b];
+      int lane = fields ? y % k * nb + y / k : y;
       for (int b = 0; b < l; b++)
-        phys |= (y >> b & 1) << at[r + b];
+        phys |= (lane >> b & 1) << at[r + b];
       vy = phys >> l;
       m[e] = LLVMConstInt(g->ir.i32, (unsigned)(phys & (V - 1)), 0);
     }

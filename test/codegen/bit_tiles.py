@@ -4,8 +4,9 @@ bytes), `layoutc repack -i -o` with the compiled kernel and with --interpret on 
 bytes must write the same bytes. The pairs are tiles of k = 8/bits rows copied whole into one
 destination byte per column (XLA's (8,1) tiles of i1, (4,1) of i2, (2,1) of i4), whose runs of
 Y blocks are one wide tile (plan: ym), with Y lengths that leave blocks after the last whole
-run and tails; and i1 transposes, whose 8x8 bit matrices GFNI transposes when the host has it
-and LAYOUTC_GFNI is not 0. Checks that the wide runs (and, with --gfni, the GFNI tiles) were
+run and tails; and i1, i2 and i4 transposes (i1 with GFNI when the host has it and LAYOUTC_GFNI
+is not 0: each 8x8 bit matrix by GF2P8AFFINEQB; otherwise k rows' fields moved across the rows).
+Checks that the wide runs (and, with --gfni, the GFNI tiles) were
 planned, so a planner change cannot quietly skip them.
 Usage: bit_tiles.py TMPDIR [--gfni]"""
 import os
@@ -27,7 +28,10 @@ PAIRS = [
     ("i4", "16x512", "(8,128),(2,1)"),
     ("i4", "6x640", "(2,320),(2,1)"),
 ]
-TRANSPOSES = [("i1", "128x192"), ("i1", "64x64"), ("i1", "64x320")]
+# Transposes: i2 and i4 (and i1 without GFNI) move k rows' fields across the rows, then transpose
+# byte rows; some leave pieces of destination rows, grouped by chunks (xg).
+TRANSPOSES = [("i1", "128x192"), ("i1", "64x64"), ("i1", "64x320"), ("i2", "128x192"), ("i2", "256x128"),
+              ("i4", "128x192"), ("i4", "192x320"), ("i4", "512x256")]
 
 
 def run(args, env):
