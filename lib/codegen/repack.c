@@ -659,19 +659,6 @@ static LLVMValueRef interleave(Gen *g, LLVMValueRef *q, int k, int n) {
   return LLVMBuildShuffleVector(g->ir.b, cat, LLVMGetUndef(LLVMTypeOf(cat)), LLVMConstVector(m, (unsigned)(k * n)), "ilv");
 }
 
-/* a (na lanes) followed by b (nb <= na lanes). */
-static LLVMValueRef append(Gen *g, LLVMValueRef a, int na, LLVMValueRef b, int nb) {
-  LLVMValueRef m[128];
-  if (nb < na) {
-    for (int e = 0; e < na; e++)
-      m[e] = LLVMConstInt(g->ir.i32, (unsigned)(e < nb ? e : 0), 0);
-    b = LLVMBuildShuffleVector(g->ir.b, b, LLVMGetUndef(LLVMTypeOf(b)), LLVMConstVector(m, (unsigned)na), "");
-  }
-  for (int e = 0; e < na + nb; e++)
-    m[e] = LLVMConstInt(g->ir.i32, (unsigned)e, 0);
-  return LLVMBuildShuffleVector(g->ir.b, a, b, LLVMConstVector(m, (unsigned)(na + nb)), "group");
-}
-
 /* transpose_words for bits 1 (8x8 bit matrices) in one GF2P8AFFINEQB per
  * vector: byte j of each 64-bit lane of its result is the parity of byte j
  * of its first operand ANDed with each byte of the lane of its second (bit
@@ -819,7 +806,7 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
   for (int b = 0; b < l + r; b++)
     at[b] = loose ? position_of(&z.s[z.n], l + r, b) : b; /* zip: o = y * xb + e */
   for (int y = 0; y < V; y++) { /* xb bytes of each chunk per Y position, side by side */
-    LLVMValueRef m[64], piece = NULL;
+    LLVMValueRef m[128], piece = NULL, two[4];
     int vy = 0;
     for (int e = 0; e < xb; e++) {
       int phys = 0;
@@ -830,11 +817,16 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
         phys |= (lane >> b & 1) << at[r + b];
       vy = phys >> l;
       m[e] = LLVMConstInt(g->ir.i32, (unsigned)(phys & (V - 1)), 0);
+      m[xb + e] = LLVMConstInt(g->ir.i32, (unsigned)(V + (phys & (V - 1))), 0);
     }
-    for (int c = 0; c < t.xg; c++) {
-      LLVMValueRef pc = LLVMBuildShuffleVector(g->ir.b, p[c][vy], LLVMGetUndef(LLVMTypeOf(p[c][0])),
-                                               LLVMConstVector(m, (unsigned)xb), "piece");
-      piece = piece ? append(g, piece, c * xb, pc, xb) : pc;
+    if (t.xg == 1)
+      piece = LLVMBuildShuffleVector(g->ir.b, p[0][vy], LLVMGetUndef(LLVMTypeOf(p[0][0])), LLVMConstVector(m, (unsigned)xb),
+                                     "piece");
+    else { /* chunks in pairs, each pair's pieces picked by one shuffle; then the pairs concatenated */
+      LY_ASSERT(t.xg % 2 == 0 && t.xg <= 8);
+      for (int c = 0; c < t.xg; c += 2)
+        two[c / 2] = LLVMBuildShuffleVector(g->ir.b, p[c][vy], p[c + 1][vy], LLVMConstVector(m, (unsigned)(2 * xb)), "pieces");
+      piece = concat_all(g, two, t.xg / 2, 2 * xb);
     }
     LLVMValueRef byte = lyc_div_const(&g->ir, add(g, dof, lyc_i64(&g->ir, y * Yin->ds)), k, "byte");
     LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &byte, 1, "");
