@@ -15,9 +15,14 @@ typedef struct {
   int n;
 } Totals;
 
+/* The last error, for a failure report. */
+static char last_error[512];
+
 static void totals_handler(const LyDiagnostic *d, void *user) {
   Totals *t = user;
   fz_diag_handler(d, NULL);
+  if (d->severity == LY_SEVERITY_ERROR)
+    snprintf(last_error, sizeof last_error, "%d:%d: %s", d->line, d->column, d->message);
   const char *s = strstr(d->message, "total cost ");
   if (s && strstr(d->message, "assign-layouts") && t->n < 64)
     t->total[t->n++] = strtoll(s + 11, NULL, 10);
@@ -52,6 +57,10 @@ static char *assign(LyContext ctx, const uint8_t *data, size_t size, unsigned fl
   LyModule m = lyModuleParse(ctx, (const char *)data, size, NULL);
   char *out = NULL;
   int before = fz_errors;
+  if (lyModuleIsNull(m)) { /* only a printed result comes here unparsed */
+    fz_fail("the printed result of assign-layouts does not parse (%s):\n%.*s", last_error, (int)size,
+            (const char *)data);
+  }
   if (lyModuleRunPass(m, "assign-layouts", flags | LY_PASS_EXPLAIN) == LY_OK) {
     if (lyModuleVerify(m) != LY_OK)
       fz_fail("assign-layouts produced a module that does not verify");

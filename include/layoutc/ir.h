@@ -57,7 +57,9 @@ LAYOUTC_API LyModule lyModuleParse(LyContext ctx, const char *text, size_t len, 
 LAYOUTC_API void lyModuleDestroy(LyModule m);
 
 /* Checks every op's type rules and every function's returns, reporting each
- * problem. LY_OK or LY_ERROR_INVALID. */
+ * problem. LY_OK or LY_ERROR_INVALID. Here and in the passes' entry points, a
+ * null module (what a failed parse returns) is LY_ERROR_INVALID, with no
+ * diagnostic: the parse has reported. */
 LAYOUTC_API LyStatus lyModuleVerify(LyModule m);
 
 /* Prints the module in the syntax lyModuleParse reads (printing what that

@@ -15,7 +15,8 @@ void lyModuleSetPbqpDump(LyModule m, LyStringCallback cb, void *user) {
   unwrap(m)->pbqp_dump_user = user;
 }
 
-LyStatus lyModuleVerify(LyModule m) { return lyir_verify(unwrap(m)) ? LY_OK : LY_ERROR_INVALID; }
+/* A null module (a failed parse) has no context to report in: invalid. */
+LyStatus lyModuleVerify(LyModule m) { return m.ptr && lyir_verify(unwrap(m)) ? LY_OK : LY_ERROR_INVALID; }
 
 /* Large modules reach the callback in pieces of about this size. */
 #define PRINT_PIECE (64u << 10)

@@ -81,6 +81,7 @@ typedef struct {
   LyirBlock *block; /* a block argument's block; NULL otherwise */
   LyLoc loc;      /* definition */
   unsigned print_id; /* scratch for the printer's numbering */
+  unsigned print_dup; /* scratch: K > 0 prints a name as name_K (a clash) */
   bool in_scope;     /* scratch for the verifier's scope check */
 } LyirValue;
 

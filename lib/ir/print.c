@@ -2,18 +2,34 @@
  * that print -> parse -> print is the identity. Numbered values (unnamed, or
  * written %N) are renumbered per function in print order (regions
  * included); named values keep their names, which never collide with
- * numbers. */
+ * numbers, unless a name is already in scope where the value is defined
+ * (a pass moved a definition out of a region, or the C API built one):
+ * that value prints as name_K, the first K free, as the parser requires. */
 #include "ir/ir.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* A named value's printed name, without '%': name, or name_K with K before
+ * a group member's '#i'. */
+static void print_name(const LyirValue *v, unsigned k, LyBuf *out) {
+  if (!k) {
+    ly_buf_printf(out, "%.*s", v->name.len, v->name.s);
+    return;
+  }
+  const char *h = memchr(v->name.s, '#', (size_t)v->name.len);
+  int plen = h ? (int)(h - v->name.s) : v->name.len;
+  ly_buf_printf(out, "%.*s_%u%.*s", plen, v->name.s, k, v->name.len - plen, v->name.s + plen);
+}
+
 static void print_value(const LyirValue *v, LyBuf *out) {
-  if (v->numbered)
+  if (v->numbered) {
     ly_buf_printf(out, "%%%u", v->print_id);
-  else
-    ly_buf_printf(out, "%%%.*s", v->name.len, v->name.s);
+  } else {
+    ly_buf_puts(out, "%");
+    print_name(v, v->print_dup, out);
+  }
 }
 
 /* How to print: layoutc's own form, or the one mlir-opt prints; and where
@@ -25,7 +41,75 @@ typedef struct {
   int indent;        /* of the ops being printed */
   unsigned next_id;  /* layoutc's form: the next number */
   unsigned cast_id;  /* MLIR's form: the number of the first return cast */
+  LyirSymtab names;  /* layoutc's form: the printed names in scope */
+  LyArena arena;     /* the name_K strings */
 } Printer;
+
+/* The printed name with K (k == 0: the name itself, which outlives the
+ * printer); NULL when out of memory. */
+static LyirStr name_key(Printer *pr, const LyirValue *v, unsigned k) {
+  if (!k)
+    return v->name;
+  LyBuf b;
+  ly_buf_init(&b);
+  print_name(v, k, &b);
+  char *s = b.oom ? NULL : ly_arena_strndup(&pr->arena, b.data, b.len);
+  LyirStr r = {s, s ? (int)b.len : 0};
+  ly_buf_free(&b);
+  return r;
+}
+
+static bool name_free(Printer *pr, const LyirValue *v, unsigned k) {
+  LyBuf b;
+  ly_buf_init(&b);
+  print_name(v, k, &b);
+  bool free_ = b.oom || !lyir_symtab_find(&pr->names, (LyirStr){b.data, (int)b.len});
+  ly_buf_free(&b);
+  return free_;
+}
+
+/* Brings the named values among vals[0, n) into scope under one K (a
+ * group's members share it): the first with which no name clashes. */
+static void define_names(Printer *pr, LyirValue *const *vals, int n) {
+  if (pr->mlir)
+    return;
+  unsigned k = 0;
+  for (bool clash = true; clash; k += clash) {
+    clash = false;
+    for (int i = 0; i < n && !clash; i++)
+      clash = !vals[i]->numbered && !name_free(pr, vals[i], k);
+  }
+  for (int i = 0; i < n; i++) {
+    if (vals[i]->numbered)
+      continue;
+    vals[i]->print_dup = k;
+    LyirStr key = name_key(pr, vals[i], k);
+    if (!key.s || !lyir_symtab_add(&pr->names, key, vals[i]))
+      pr->out->oom = true;
+  }
+}
+
+/* A region's names go out of scope at its end (ir.y's end_region). */
+static void hide_value(Printer *pr, const LyirValue *v) {
+  if (v->numbered)
+    return;
+  LyBuf b;
+  ly_buf_init(&b);
+  print_name(v, v->print_dup, &b);
+  if (!b.oom)
+    lyir_symtab_hide(&pr->names, (LyirStr){b.data, (int)b.len});
+  ly_buf_free(&b);
+}
+
+static void hide_names(Printer *pr, const LyirBlock *b) {
+  if (pr->mlir)
+    return;
+  for (int i = 0; i < b->nargs; i++)
+    hide_value(pr, b->args[i]);
+  for (const LyirOp *op = b->first; op; op = op->next)
+    for (int i = 0; i < op->nresults; i++)
+      hide_value(pr, op->results[i]);
+}
 
 static void print_type(const Printer *pr, const LyTypeImpl *t) {
   if (pr->mlir)
@@ -194,6 +278,7 @@ static void print_regions(Printer *pr, const LyirOp *op, void (*value)(const Lyi
         LyirValue *a = b->args[i];
         if (!pr->mlir && a->numbered)
           a->print_id = pr->next_id++;
+        define_names(pr, &b->args[i], 1);
         ly_buf_puts(out, i ? ", " : "");
         value(a, out);
         ly_buf_puts(out, ": ");
@@ -204,6 +289,7 @@ static void print_regions(Printer *pr, const LyirOp *op, void (*value)(const Lyi
     pr->indent += 2;
     print_ops(pr, b->first);
     pr->indent -= 2;
+    hide_names(pr, b);
     ly_buf_printf(out, "%*s}", pr->indent, "");
   }
   if (op->nregions)
@@ -243,12 +329,18 @@ static void print_op(Printer *pr, LyirOp *op) {
   ly_buf_printf(out, "%*s", pr->indent, "");
   int g = group_prefix(op);
   if (g >= 0) {
-    ly_buf_printf(out, "%%%.*s:%d", g, op->results[0]->name.s, op->nresults);
+    define_names(pr, op->results, op->nresults);
+    LyirValue *r0 = op->results[0];
+    if (r0->print_dup)
+      ly_buf_printf(out, "%%%.*s_%u:%d", g, r0->name.s, r0->print_dup, op->nresults);
+    else
+      ly_buf_printf(out, "%%%.*s:%d", g, r0->name.s, op->nresults);
   } else {
     for (int i = 0; i < op->nresults; i++) {
       LyirValue *r = op->results[i];
       if (r->numbered)
         r->print_id = pr->next_id++;
+      define_names(pr, &op->results[i], 1);
       if (i)
         ly_buf_puts(out, ", ");
       print_value(r, out);
@@ -344,6 +436,7 @@ static void print_func(Printer *pr, LyirFunc *f);
 
 void lyir_print(LyirModule *m, LyBuf *out) {
   Printer pr = {.mlir = false, .out = out};
+  ly_arena_init(&pr.arena);
   print_aliases(&pr, m);
   if (m->naliases && m->first)
     ly_buf_puts(out, "\n");
@@ -354,10 +447,13 @@ void lyir_print(LyirModule *m, LyBuf *out) {
   for (LyirFunc *f = m->first; f; f = f->next) {
     if (f != m->first)
       ly_buf_puts(out, "\n");
+    lyir_symtab_init(&pr.names); /* a function's names: from its arguments to its end */
     print_func(&pr, f);
+    lyir_symtab_free(&pr.names);
   }
   if (wrap)
     ly_buf_puts(out, "}\n");
+  ly_arena_free(&pr.arena);
 }
 
 /* --- The form mlir-opt prints --------------------------------------------------- *
@@ -487,6 +583,7 @@ static void print_args(Printer *pr, const LyirFunc *f) {
     if (!f->decl) {
       if (!pr->mlir && a->numbered)
         a->print_id = pr->next_id++;
+      define_names(pr, &f->args[i], 1);
       (pr->mlir ? print_mlir_value : print_value)(a, pr->out);
       ly_buf_puts(pr->out, ": ");
     }

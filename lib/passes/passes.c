@@ -34,6 +34,8 @@ const char *lyPassGetSummary(int i) { return lypass_get(i)->summary; }
 
 LyStatus lyModuleRunPass(LyModule mod, const char *name, unsigned flags) {
   LyirModule *m = mod.ptr;
+  if (!m) /* a failed parse: no context to report in */
+    return LY_ERROR_INVALID;
   const LypassInfo *p = lypass_lookup(name);
   if (!p) {
     ly_diag_emit(&m->ctx->diag, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "unknown pass '%s'", name);

@@ -57,6 +57,8 @@ LyStatus lyModuleRunPipeline(LyModule mod, const char *pipeline, unsigned flags)
   LyirModule *m = mod.ptr;
   const LypassInfo *passes[MAX_PIPELINE];
   int n;
+  if (!m) /* a failed parse: no context to report in */
+    return LY_ERROR_INVALID;
   if (!parse_pipeline(m, pipeline ? pipeline : "", passes, &n))
     return LY_ERROR_INVALID;
   for (int i = 0; i < n; i++) {

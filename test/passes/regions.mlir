@@ -1,5 +1,7 @@
 // RUN: layoutc opt %s --legalize-reshapes | FileCheck %s --check-prefix=LEGAL
 // RUN: layoutc opt %s --assign-layouts | FileCheck %s --check-prefix=ASSIGN
+// The printed result parses back to the same text:
+// RUN: layoutc opt %s --assign-layouts -o %t && layoutc opt %t | diff %t -
 // Ops with regions are opaque compute: they and their regions pass through,
 // but the layout ops inside are legalized and assigned like top-level ones,
 // and what they insert goes in their block. A copy of a value defined
@@ -55,5 +57,37 @@ func.func @shared_relayout(%a: tensor<4x6xf32>) {
     "foo.use"(%c) : (tensor<4x6xf32, "ba">) -> ()
   }) : () -> ()
   "layout.op"(%a) {name = "after", variants = [["ba", 0]]} : (tensor<4x6xf32>) -> ()
+  return
+}
+
+// Moved out of its region, %c is in scope in a sibling region that defines
+// its own %c: the printer gives the later definitions in scope fresh names
+// (name_K, the first K free) so that the text parses back.
+// ASSIGN-LABEL: func.func @name_clash(
+// ASSIGN-NEXT:    %c = "layout.relayout"(%a) : (tensor<4x6xf32>) -> tensor<4x6xf32, "ba">
+// ASSIGN-NEXT:    "foo.region"() ({
+// ASSIGN-NEXT:      "foo.use"(%c) : (tensor<4x6xf32, "ba">) -> ()
+// ASSIGN-NEXT:    }) : () -> ()
+// ASSIGN-NEXT:    "foo.region"() ({
+// ASSIGN-NEXT:    ^bb0(%c_1: index):
+// ASSIGN-NEXT:      %c_1_1 = "foo.def"() : () -> tensor<4x6xf32, "ba">
+// ASSIGN-NEXT:      %g:2 = "foo.two"() : () -> (index, index)
+// ASSIGN-NEXT:      "foo.use"(%c_1, %c_1_1, %g#1) : (index, tensor<4x6xf32, "ba">, index) -> ()
+// ASSIGN-NEXT:    }) : () -> ()
+// ASSIGN-NEXT:    "layout.op"(%c) {name = "after", variants = {{\[\[}}"ba", 0{{\]\]}}} : (tensor<4x6xf32, "ba">) -> ()
+// ASSIGN-NEXT:    %c_2 = "foo.def"() : () -> index
+func.func @name_clash(%a: tensor<4x6xf32>) {
+  "foo.region"() ({
+    %c = "layout.relayout"(%a) : (tensor<4x6xf32>) -> tensor<4x6xf32, "ba">
+    "foo.use"(%c) : (tensor<4x6xf32, "ba">) -> ()
+  }) : () -> ()
+  "foo.region"() ({
+  ^bb0(%c: index):
+    %c_1 = "foo.def"() : () -> tensor<4x6xf32, "ba">
+    %g:2 = "foo.two"() : () -> (index, index)
+    "foo.use"(%c, %c_1, %g#1) : (index, tensor<4x6xf32, "ba">, index) -> ()
+  }) : () -> ()
+  "layout.op"(%a) {name = "after", variants = [["ba", 0]]} : (tensor<4x6xf32>) -> ()
+  %c_2 = "foo.def"() : () -> index
   return
 }

@@ -97,6 +97,12 @@ static void test_errors(void) {
   lyContextSetDiagnosticHandler(c, count, &seen);
   CHECK(lyModuleIsNull(lyModuleParse(c, bad_parse, strlen(bad_parse), NULL)));
   CHECK(seen.errors == 1 && seen.first_line == 2 && seen.first_col == 22);
+  /* What a failed parse returns is refused, not dereferenced. */
+  LyModule none = lyModuleParse(c, bad_parse, strlen(bad_parse), NULL);
+  CHECK(lyModuleVerify(none) == LY_ERROR_INVALID);
+  CHECK(lyModuleRunPass(none, "assign-layouts", LY_PASS_DEFAULT) == LY_ERROR_INVALID);
+  CHECK(lyModuleRunPipeline(none, "legalize-reshapes", LY_PASS_DEFAULT) == LY_ERROR_INVALID);
+  lyModuleDestroy(none);
 
   seen = (Seen){0};
   LyModule m = lyModuleParse(c, bad_verify, strlen(bad_verify), NULL);
