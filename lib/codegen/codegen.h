@@ -17,6 +17,9 @@
 #include <llvm-c/Orc.h>
 #include <llvm-c/TargetMachine.h>
 
+/* ceil(log2(v)) for v >= 1: a power of two's exponent, else the next one's. */
+static inline int lyc_log2_ceil(int64_t v) { return v <= 1 ? 0 : 64 - __builtin_clzll((uint64_t)(v - 1)); }
+
 /* ===== Elements and conversion (interp.c) ================================== */
 
 /* Converts one element held in the low bits of `bits` from one element type

@@ -73,7 +73,6 @@ void lyc_loop_end(LycIR *ir, LycLoopIR *l) {
 }
 
 static bool pow2(int64_t k) { return k > 0 && !(k & (k - 1)); }
-static int log2i(int64_t k) { return 63 - __builtin_clzll((uint64_t)k); }
 
 /* v * k. Callers pass v >= 0 (an index or digit value); k may be negative
  * (strided layouts), so only the signed no-wrap flag is always valid. */
@@ -82,7 +81,7 @@ LLVMValueRef lyc_mul_const(LycIR *ir, LLVMValueRef v, int64_t k, const char *nam
     return v;
   LLVMValueRef r;
   if (pow2(k)) {
-    r = LLVMBuildShl(ir->b, v, lyc_i64(ir, log2i(k)), name);
+    r = LLVMBuildShl(ir->b, v, lyc_i64(ir, lyc_log2_ceil(k)), name);
     if (LLVMIsAInstruction(r))
       LLVMSetNSW(r, 1);
   } else {
@@ -95,7 +94,7 @@ LLVMValueRef lyc_div_const(LycIR *ir, LLVMValueRef v, int64_t k, const char *nam
   if (k == 1)
     return v;
   if (pow2(k))
-    return LLVMBuildLShr(ir->b, v, lyc_i64(ir, log2i(k)), name);
+    return LLVMBuildLShr(ir->b, v, lyc_i64(ir, lyc_log2_ceil(k)), name);
   return LLVMBuildUDiv(ir->b, v, lyc_i64(ir, k), name);
 }
 

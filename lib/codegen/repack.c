@@ -224,13 +224,6 @@ typedef struct {
   int n, l, r;
 } ZipNet;
 
-static int log2i(int v) {
-  int b = 0;
-  while ((1 << b) < v)
-    b++;
-  return b;
-}
-
 static int position_of(const ZipState *s, int nbits, int bit) {
   for (int p = 0; p < nbits; p++)
     if (s->at[p] == bit)
@@ -245,7 +238,7 @@ static int position_of(const ZipState *s, int nbits, int bit) {
  * bits left as they fall: each vector then holds whole rows' runs of x
  * elements, in an order its caller reads from the final placement. */
 static bool inlane_net(ZipNet *z, int x, int V, int ebits, bool relaxed) {
-  int l = log2i(V), r = log2i(x), w = ebits <= 128 ? log2i(128 / ebits) : 0, nb = l + r;
+  int l = lyc_log2_ceil(V), r = lyc_log2_ceil(x), w = ebits <= 128 ? lyc_log2_ceil(128 / ebits) : 0, nb = l + r;
   if (w > l)
     w = l;
   if (nb > ZIP_MAXBITS)
@@ -267,7 +260,7 @@ static bool inlane_net(ZipNet *z, int x, int V, int ebits, bool relaxed) {
   }
   /* Block shuffles: each brings one missing target bit in at the top
    * block bit and drops one bit the blocks do not keep. */
-  for (; relaxed;) { /* any missing bit of i in, any bit of j out */
+  while (relaxed) { /* any missing bit of i in, any bit of j out */
     int need = -1, drop = -1;
     for (int k = 0; k < r && need < 0; k++)
       if (position_of(&cur, nb, k) >= l)
@@ -287,7 +280,7 @@ static bool inlane_net(ZipNet *z, int x, int V, int ebits, bool relaxed) {
     cur = nx;
     z->pair[z->n] = q, z->s[++z->n] = cur;
   }
-  for (; !relaxed;) {
+  while (!relaxed) {
     int need = -1, drop = -1; /* the top block bit's target comes last */
     for (int p = w; p < l && need < 0; p++)
       if (position_of(&cur, nb, p) >= l && (p < l - 1 || need < 0))
@@ -802,11 +795,12 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
   }
   /* Where byte row e of Y position y lies: zip's order, or the loose
    * network's final placement (logical bits: e's, then y's). */
-  int l = log2i(V), r = log2i(xb), at[ZIP_MAXBITS];
+  int l = lyc_log2_ceil(V), r = lyc_log2_ceil(xb), at[ZIP_MAXBITS];
+  LY_ASSERT(2 * xb <= 64);
   for (int b = 0; b < l + r; b++)
     at[b] = loose ? position_of(&z.s[z.n], l + r, b) : b; /* zip: o = y * xb + e */
   for (int y = 0; y < V; y++) { /* xb bytes of each chunk per Y position, side by side */
-    LLVMValueRef m[128], piece = NULL, two[4];
+    LLVMValueRef m[64], piece = NULL, two[4]; /* 2 * xb <= 64 */
     int vy = 0;
     for (int e = 0; e < xb; e++) {
       int phys = 0;
@@ -897,13 +891,6 @@ static void zip_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValu
     store_pieces(g, x, v, t, dof, y0, full);
 }
 
-static int pow2_ceil(int v) {
-  int p = 1;
-  while (p < v)
-    p *= 2;
-  return p;
-}
-
 /* A tile for each of the ym consecutive V-wide Y blocks from y0 (rows
  * x0.. already in so and dof): one source row's blocks back to back. With
  * ycount, the run has that many blocks (at most ym) instead. */
@@ -948,7 +935,7 @@ static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVM
   if (tail) {
     int64_t x0 = nrows - tail;
     int width = tail + x->xpad;
-    y_run(g, x, (Tile){pow2_ceil(width), tail, yv, width, 1}, ym, ycount, add(g, so, lyc_i64(&g->ir, x0 * X->ss)),
+    y_run(g, x, (Tile){1 << lyc_log2_ceil(width), tail, yv, width, 1}, ym, ycount, add(g, so, lyc_i64(&g->ir, x0 * X->ss)),
           add(g, dof, lyc_i64(&g->ir, x0)), y0);
   }
 }
