@@ -80,6 +80,13 @@ for bin in "$bindir"/fuzz_*; do
   if [ $findings -ne 0 ]; then
     status=1
     find "$found" -type f ! -name 'slow-unit-*' | sed 's/^/  artifact: /'
+    # The input itself (its first 2 KB, control bytes shown as ^X), for a
+    # report that outlives the scratch directory.
+    find "$found" -type f ! -name 'slow-unit-*' | head -3 | while read -r a; do
+      echo "  input $(basename "$a") ($(wc -c <"$a") bytes):"
+      head -c 2048 "$a" | cat -v | sed 's/^/  | /'
+      echo
+    done
     grep -m1 -E 'ERROR: |fuzz check failed|runtime error|internal error' "$log" | sed 's/^/  /'
     echo "  log: $log"
   fi

@@ -44,6 +44,8 @@ static void scan_type(LyiParser *p) {
   const char *line_start = p->line_start, *last = NULL; /* the last non-blank byte */
   for (; q < p->lim; q++) {
     char c = *q;
+    if (!c)
+      break; /* a NUL byte ends the type (the type grammar reports it) */
     if (depth == 0 && c != '<' && c != ' ' && c != '\t' && c != '\r' && c != '\n')
       return; /* no '<' follows: the type grammar will say so */
     if (c == '\n') {
@@ -51,7 +53,7 @@ static void scan_type(LyiParser *p) {
       line_start = q + 1;
     } else if (c == '"') {
       const char *e = q + 1;
-      while (e < p->lim && *e != '"' && *e != '\n')
+      while (e < p->lim && *e != '"' && *e != '\n' && *e)
         e++;
       if (e == p->lim || *e != '"')
         break;
@@ -87,22 +89,33 @@ static void scan_type(LyiParser *p) {
 }
 
 /* Extends the token from p->cur (just after an opening `open`) to its
- * balanced close, skipping strings and counting lines; false when the input
- * ends first. Used for attributes kept as text (affine_map<...>, dense<...>,
- * #dialect.x<...>) and for loc(...). */
-static bool scan_balanced(LyiParser *p, char open, char close) {
+ * balanced close, skipping strings and counting lines: 1, or 0 when the
+ * input ends first, or -1 at a NUL byte (the text is kept and printed, and
+ * printed text is a C string), with p->tok and p->cur on it. Used for
+ * attributes kept as text (affine_map<...>, dense<...>, #dialect.x<...>) and
+ * for loc(...). */
+static int scan_balanced(LyiParser *p, char open, char close) {
   int depth = 1;
   for (const char *q = p->cur; q < p->lim; q++) {
     char c = *q;
+    if (c == '\0') {
+      p->tok = q, p->cur = q + 1;
+      return -1;
+    }
     if (c == '\n') {
       p->line++;
       p->line_start = q + 1;
     } else if (c == '"') {
       const char *e = q + 1;
-      while (e < p->lim && *e != '"' && *e != '\n')
-        e += *e == '\\' ? 2 : 1;
-      if (e >= p->lim || *e != '"')
-        return false;
+      while (e < p->lim && *e != '"' && *e != '\n' && *e)
+        e += *e == '\\' && e + 1 < p->lim && e[1] ? 2 : 1;
+      if (e >= p->lim || *e != '"') {
+        if (e < p->lim && !*e) {
+          p->tok = e, p->cur = e + 1;
+          return -1;
+        }
+        return 0;
+      }
       q = e;
     } else if (c == open) {
       depth++;
@@ -116,8 +129,10 @@ static bool scan_balanced(LyiParser *p, char open, char close) {
 
 static int opaque_token(LyiParser *p, LYI_LTYPE *loc, LYI_STYPE *val, char open, char close, int tok) {
   const char *begin = p->tok, *line_start = p->line_start;
-  int line = p->line;
-  if (!scan_balanced(p, open, close)) { /* the error is at the opening bracket: its line, not the scan's */
+  int line = p->line, r = scan_balanced(p, open, close);
+  if (r < 0)
+    return unexpected(p, loc);
+  if (!r) { /* the error is at the opening bracket: its line, not the scan's */
     p->cur = p->tok + 1;
     p->line = line;
     p->line_start = line_start;
