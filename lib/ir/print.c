@@ -60,6 +60,8 @@ static LyirStr name_key(Printer *pr, const LyirValue *v, unsigned k) {
 }
 
 static bool name_free(Printer *pr, const LyirValue *v, unsigned k) {
+  if (!k) /* the common case: the name as written */
+    return !lyir_symtab_find(&pr->names, v->name);
   LyBuf b;
   ly_buf_init(&b);
   print_name(v, k, &b);
@@ -93,6 +95,10 @@ static void define_names(Printer *pr, LyirValue *const *vals, int n) {
 static void hide_value(Printer *pr, const LyirValue *v) {
   if (v->numbered)
     return;
+  if (!v->print_dup) {
+    lyir_symtab_hide(&pr->names, v->name);
+    return;
+  }
   LyBuf b;
   ly_buf_init(&b);
   print_name(v, v->print_dup, &b);
