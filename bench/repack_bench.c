@@ -318,7 +318,7 @@ static Compile run_case(const Case *c, LyContext ctx, LyRepacker r, const Option
   double gm = 2.0 * cbytes / tm / 1e9, gl = (double)(sbytes + dbytes) / tl / 1e9;
   /* The limit is the faster copy: streaming stores on large tensors (about 1.3x memcpy), memcpy
    * on cache-resident ones (streaming stores send them to memory). */
-  double gn = 2.0 * cbytes / tn / 1e9 > gm ? 2.0 * cbytes / tn / 1e9 : gm;
+  double gn = 2.0 * cbytes / (tn < tm ? tn : tm) / 1e9;
   double gd = has_dnnl ? (double)(sbytes + dbytes) / td / 1e9 : 0;
   int same = memcmp(dst, ref, (size_t)dbytes) == 0;
   char dn[16] = "-", vd[16] = "-", ld[16] = "-", pd[16] = "-";

@@ -88,6 +88,12 @@ static void scan_type(LyiParser *p) {
   p->line_start = line_start;
 }
 
+/* scan_balanced at a NUL byte at q. */
+static int at_nul(LyiParser *p, const char *q) {
+  p->tok = q, p->cur = q + 1;
+  return -1;
+}
+
 /* Extends the token from p->cur (just after an opening `open`) to its
  * balanced close, skipping strings and counting lines: 1, or 0 when the
  * input ends first, or -1 at a NUL byte (the text is kept and printed, and
@@ -98,10 +104,8 @@ static int scan_balanced(LyiParser *p, char open, char close) {
   int depth = 1;
   for (const char *q = p->cur; q < p->lim; q++) {
     char c = *q;
-    if (c == '\0') {
-      p->tok = q, p->cur = q + 1;
-      return -1;
-    }
+    if (c == '\0')
+      return at_nul(p, q);
     if (c == '\n') {
       p->line++;
       p->line_start = q + 1;
@@ -109,13 +113,10 @@ static int scan_balanced(LyiParser *p, char open, char close) {
       const char *e = q + 1;
       while (e < p->lim && *e != '"' && *e != '\n' && *e)
         e += *e == '\\' && e + 1 < p->lim && e[1] ? 2 : 1;
-      if (e >= p->lim || *e != '"') {
-        if (e < p->lim && !*e) {
-          p->tok = e, p->cur = e + 1;
-          return -1;
-        }
+      if (e < p->lim && !*e)
+        return at_nul(p, e);
+      if (e >= p->lim || *e != '"')
         return 0;
-      }
       q = e;
     } else if (c == open) {
       depth++;

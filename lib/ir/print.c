@@ -46,7 +46,8 @@ typedef struct {
 } Printer;
 
 /* The printed name with K (k == 0: the name itself, which outlives the
- * printer); NULL when out of memory. */
+ * printer; k > 0, only after a clash, a copy in the printer's arena); NULL
+ * when out of memory. */
 static LyirStr name_key(Printer *pr, const LyirValue *v, unsigned k) {
   if (!k)
     return v->name;
@@ -60,14 +61,8 @@ static LyirStr name_key(Printer *pr, const LyirValue *v, unsigned k) {
 }
 
 static bool name_free(Printer *pr, const LyirValue *v, unsigned k) {
-  if (!k) /* the common case: the name as written */
-    return !lyir_symtab_find(&pr->names, v->name);
-  LyBuf b;
-  ly_buf_init(&b);
-  print_name(v, k, &b);
-  bool free_ = b.oom || !lyir_symtab_find(&pr->names, (LyirStr){b.data, (int)b.len});
-  ly_buf_free(&b);
-  return free_;
+  LyirStr key = name_key(pr, v, k);
+  return !key.s || !lyir_symtab_find(&pr->names, key);
 }
 
 /* Brings the named values among vals[0, n) into scope under one K (a
@@ -93,18 +88,9 @@ static void define_names(Printer *pr, LyirValue *const *vals, int n) {
 
 /* A region's names go out of scope at its end (ir.y's end_region). */
 static void hide_value(Printer *pr, const LyirValue *v) {
-  if (v->numbered)
-    return;
-  if (!v->print_dup) {
-    lyir_symtab_hide(&pr->names, v->name);
-    return;
-  }
-  LyBuf b;
-  ly_buf_init(&b);
-  print_name(v, v->print_dup, &b);
-  if (!b.oom)
-    lyir_symtab_hide(&pr->names, (LyirStr){b.data, (int)b.len});
-  ly_buf_free(&b);
+  LyirStr key = v->numbered ? (LyirStr){0} : name_key(pr, v, v->print_dup);
+  if (key.s)
+    lyir_symtab_hide(&pr->names, key);
 }
 
 static void hide_names(Printer *pr, const LyirBlock *b) {
@@ -336,11 +322,10 @@ static void print_op(Printer *pr, LyirOp *op) {
   int g = group_prefix(op);
   if (g >= 0) {
     define_names(pr, op->results, op->nresults);
-    LyirValue *r0 = op->results[0];
-    if (r0->print_dup)
-      ly_buf_printf(out, "%%%.*s_%u:%d", g, r0->name.s, r0->print_dup, op->nresults);
-    else
-      ly_buf_printf(out, "%%%.*s:%d", g, r0->name.s, op->nresults);
+    ly_buf_printf(out, "%%%.*s", g, op->results[0]->name.s);
+    if (op->results[0]->print_dup)
+      ly_buf_printf(out, "_%u", op->results[0]->print_dup);
+    ly_buf_printf(out, ":%d", op->nresults);
   } else {
     for (int i = 0; i < op->nresults; i++) {
       LyirValue *r = op->results[i];
