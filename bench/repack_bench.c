@@ -79,6 +79,9 @@ static const Case cases[] = {
      {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_aBcd16b, dnnl_acdb, {0}, {0}},
     {"transpose f32 6000x5000 (odd sizes)", "tensor<6000x5000xf32>", "tensor<6000x5000xf32, tiled_layout<<1,0>>>", 2,
      {6000, 5000}, dnnl_f32, dnnl_f32, dnnl_ab, dnnl_ba, {0}, {0}},
+    /* In the cache, rows a power of two apart: each tile's rows share their cache sets. */
+    {"transpose f32 1024x1024 (in cache)", "tensor<1024x1024xf32>", "tensor<1024x1024xf32, tiled_layout<<1,0>>>", 2,
+     {1024, 1024}, dnnl_f32, dnnl_f32, dnnl_ab, dnnl_ba, {0}, {0}},
     /* Small tensors (12 KB of f32): the cost of a call, threads not worth waking. */
     {"small nchw->nChw16c f32 1x16x12x16", "tensor<1x16x12x16xf32>", "tensor<1x16x12x16xf32, \"nChw16c\">", 4,
      {1, 16, 12, 16}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_aBcd16b, {0}, {0}},

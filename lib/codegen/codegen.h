@@ -112,6 +112,7 @@ typedef struct {
   LycNest *zero;       /* destination padding to zero (src strides unused) */
   bool memset_dst;     /* destination has holes: zero all of it first */
   bool nt;             /* large destination: also emit a non-temporal variant */
+  bool resident;       /* both sides fit under the non-temporal threshold: stores stay cached */
   bool gfni;           /* i1 bit tiles transpose with GF2P8AFFINEQB (repack.c's transpose_words) */
 } LycPlan;
 
