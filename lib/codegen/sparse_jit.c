@@ -576,8 +576,9 @@ static int format_key(const LycSparse *f, int64_t *k) {
   return n;
 }
 
+/* prefix: compile_entry's, under 128 bytes; fn: count, fill or scatter. */
 static void *lookup(LycSparseJit *j, const char *prefix, const char *fn) {
-  char name[128];
+  char name[128 + sizeof "_scatter"];
   snprintf(name, sizeof name, "%s_%s", prefix, fn);
   LLVMOrcExecutorAddress addr = 0;
   LLVMErrorRef e = LLVMOrcLLJITLookup(j->jit, &addr, name);
