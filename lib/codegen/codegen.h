@@ -82,6 +82,10 @@ typedef struct {
   /* packed, and the two element types equal: the tiles move the bits as
    * they are, a destination byte per lane (repack.c's nibble_tile). */
   bool bit_copy;
+  /* bit_copy: each whole run of ym Y blocks is one tile of k = 8/bits rows
+   * whose rows load a run at a time (plan.c's bit_row_run, repack.c's
+   * wide_bit_tile). */
+  bool wide_bits;
   /* LYC_INNER_ZIP: V-row chunks of X per tile group, stored together so
    * each Y position gets a whole 64-byte line at once (X.n % (xg*V) == 0). */
   int xg;

@@ -399,7 +399,7 @@ static int y_multiple(const LycNest *x, int V, int sbytes, int dbytes, bool resi
  * GFNI's transposes). */
 static int bit_row_run(const LycNest *x, int V, int sbits) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
-  if (!x->bit_copy || x->ny != 1 || x->xpad || X->n != 8 / sbits || Y->ds != X->n)
+  if (!x->bit_copy || x->ny != 1 || x->xpad || x->xg > 1 || X->n != 8 / sbits || Y->ds != X->n)
     return 0;
   int run = 1;
   while (2 * run * sbits <= 8 && 2 * run * (int64_t)V <= Y->n) /* a row's bytes at most a vector */
@@ -505,6 +505,7 @@ static void shape_nest(LycNest *x, const LycPlan *p, bool same) {
     x->aligned = zip_aligned(x, V, dbits);
     x->xsuper = x_super_block(x, V, sbytes, dbytes);
     x->ym = bit_row_run(x, V, sbits);
+    x->wide_bits = x->ym > 0;
     if (!x->ym)
       x->ym = y_multiple(x, V, sbytes, dbytes, p->resident);
     x->prefetch = row_prefetch(x, V, sbits < 8 ? sbits : sbytes * 8, dbytes);

@@ -831,14 +831,17 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
   }
 }
 
-/* Whether a run of ym Y blocks is one wide_bit_tile: sub-byte elements
- * copied as they are, tiles of k = 8/bits rows (one destination byte per
- * column) whose destination is one contiguous run across Y. */
-static bool wide_bits(const Gen *g, const LycNest *x, Tile t, int ym) {
-  const LycLoop *Yin = &x->loops[x->nloops - 2];
-  int V = g->p->vlen, bits = g->p->sbits;
-  return ym > 1 && x->bit_copy && x->ny == 1 && bits < 8 && t.xt == 8 / bits && t.rows == t.xt && t.width == t.xt &&
-         t.yv == V && t.xg == 1 && Yin->ds == t.width && ym * bits <= 8; /* rows of at most V bytes */
+/* Whether a run of ym Y blocks is one wide_bit_tile: the plan says so
+ * (bit_row_run), the run is one of the plan's whole runs (not a shorter
+ * last one, nor a block left over) and its blocks are full. The plan's
+ * conditions make every such tile k = 8/bits rows stored as they are, one
+ * destination byte per column. */
+static bool wide_bits(const Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef ycount) {
+  if (!x->wide_bits || ym != x->ym || ycount || t.yv != g->p->vlen)
+    return false;
+  int k = 8 / g->p->sbits;
+  LY_ASSERT(t.xt == k && t.rows == k && t.width == k && t.xg == 1 && x->ym * g->p->sbits <= 8);
+  return true;
 }
 
 /* ym full Y blocks of k rows of sub-byte elements (wide_bits): each row's
@@ -898,7 +901,7 @@ static void y_run(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef ycount,
                   LLVMValueRef y0) {
   const LycLoop *Yin = &x->loops[x->nloops - 2];
   int V = g->p->vlen;
-  if (!ycount && wide_bits(g, x, t, ym)) {
+  if (wide_bits(g, x, t, ym, ycount)) {
     wide_bit_tile(g, x, ym, add(g, so, y0), step(g, dof, y0, Yin->ds));
     return;
   }
