@@ -37,17 +37,19 @@ static int unexpected(LyiParser *p, LYI_LTYPE *l) {
 /* After `tensor`: extends the token to the '>' that closes its '<'. A type
  * cannot contain '{', '}', '=' or '->', so the scan stops there when a '>'
  * is missing and the type grammar reports what is unbalanced. Strings are
- * skipped (a format tag could hold any character). */
-static void scan_type(LyiParser *p) {
+ * skipped (a format tag could hold any character). False at a NUL byte
+ * (in the type, one of its strings, or where its '<' should be), with
+ * p->cur on it. */
+static bool scan_type(LyiParser *p) {
   const char *q = p->cur;
   int depth = 0, line = p->line, amap = 0, brace = 0;
   const char *line_start = p->line_start, *last = NULL; /* the last non-blank byte */
   for (; q < p->lim; q++) {
     char c = *q;
     if (!c)
-      break; /* a NUL byte ends the type (the type grammar reports it) */
+      break; /* a NUL byte: checked below */
     if (depth == 0 && c != '<' && c != ' ' && c != '\t' && c != '\r' && c != '\n')
-      return; /* no '<' follows: the type grammar will say so */
+      return true; /* no '<' follows: the type grammar will say so */
     if (c == '\n') {
       line++;
       line_start = q + 1;
@@ -55,6 +57,8 @@ static void scan_type(LyiParser *p) {
       const char *e = q + 1;
       while (e < p->lim && *e != '"' && *e != '\n' && *e)
         e++;
+      if (e < p->lim && !*e)
+        q = e;
       if (e == p->lim || *e != '"')
         break;
       q = e;
@@ -86,6 +90,7 @@ static void scan_type(LyiParser *p) {
   p->cur = q;
   p->line = line;
   p->line_start = line_start;
+  return !(q < p->lim && !*q);
 }
 
 /* scan_balanced at a NUL byte at q. */
@@ -151,7 +156,10 @@ static int opaque_token(LyiParser *p, LYI_LTYPE *loc, LYI_STYPE *val, char open,
 static int type_token(LyiParser *p, LYI_LTYPE *loc, LYI_STYPE *val) {
   const char *begin = p->tok, *line_start = p->line_start;
   int line = p->line;
-  scan_type(p);
+  if (!scan_type(p)) { /* the error at the byte, not at the '<' left open */
+    p->tok = p->cur++;
+    return unexpected(p, loc);
+  }
   loc->first_line = line;
   loc->first_column = (int)(begin - line_start) + 1;
   loc->last_line = p->line;
