@@ -117,7 +117,7 @@ static int scan_balanced(LyiParser *p, char open, char close) {
     } else if (c == '"') {
       const char *e = q + 1;
       while (e < p->lim && *e != '"' && *e != '\n' && *e)
-        e += *e == '\\' && e + 1 < p->lim && e[1] ? 2 : 1;
+        e += *e == '\\' && e + 1 < p->lim && e[1] && e[1] != '\n' ? 2 : 1; /* a string ends at its line */
       if (e < p->lim && !*e)
         return at_nul(p, e);
       if (e >= p->lim || *e != '"')
