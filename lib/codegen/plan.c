@@ -376,7 +376,8 @@ static int y_multiple(const LycNest *x, int V, int sbytes, int dbytes, bool resi
    * GB/s, 1024x1024 f32 23 -> 46, 1024x1024 f64 24 -> 70; past the cache
    * the runs stay, and 16-bit destinations, 32-row tiles, lose without
    * them: f32 -> bf16 1024x1024 42 -> 32). */
-  if (resident && dbytes >= 4 && (int64_t)V * dbytes == LINE_BYTES && (x->loops[x->nloops - 2].ds * dbytes) % 2048 == 0)
+  int64_t dst_row_bytes = x->loops[x->nloops - 2].ds * dbytes;
+  if (resident && dbytes >= 4 && (int64_t)V * dbytes == LINE_BYTES && dst_row_bytes % 2048 == 0)
     return 1;
   int64_t blocks = x->loops[x->nloops - 2].n / V, rows = x->xsuper ? x->xsuper : X->n;
   int64_t row_bytes = X->ss * sbytes, run = Y_RUN_BYTES * (rows_alias(x, V, sbytes, dbytes) ? 4 : 1);
