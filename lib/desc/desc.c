@@ -1275,6 +1275,60 @@ static bool split_range(int rank, const int64_t *dims, const LyDigit *g, int n, 
 static bool visit_range(int rank, const int64_t *dims, const LyDigit *g, int n, const bool *sel, unsigned dims_m,
                         int64_t count, int64_t *lo, int64_t *hi);
 
+/* Exact extremes of simple digits in `sel` that all read one dim d but do
+ * not split it (they overlap: what canonicalizing a sum of digits of one dim
+ * leaves, e.g. (d floordiv 4) * 12 + (d mod 4) * 4 + (d floordiv 6) * -6),
+ * by their period. With P the lcm of every digit's div (times its ext where
+ * it wraps), d = P q + r makes a wrapped digit a function of r alone and an
+ * unwrapped one q P/div + r floordiv div, so the sum is q S + f(r): one visit
+ * of r over a period gives the extremes over the whole periods and over the
+ * last, partial one. False when the period is no shorter than d (visiting d
+ * costs no more) or costs more than *budget (left alone then). The values
+ * stay within the loose bound, which did not overflow. */
+static bool periodic_range(int rank, const int64_t *dims, const LyDigit *g, int n, const bool *sel, int64_t *budget,
+                           int64_t *lo, int64_t *hi) {
+  LyDigit s[LY_MAX_DIGITS];
+  int ns = 0, dim = -1;
+  int64_t P = 1, work;
+  for (int k = 0; k < n; k++) {
+    if (!sel[k])
+      continue;
+    LyDigit *q = &s[ns++];
+    int64_t period;
+    if (!as_simple(&g[k], rank, q) || (dim >= 0 && q->dim != dim) || q->stride == LY_DYNAMIC)
+      return false;
+    dim = q->dim;
+    if (!(q->wrap ? ly_mul(q->div, q->ext, &period) : (period = q->div, true)) ||
+        !ly_mul(P / ly_gcd(P, period), period, &P))
+      return false;
+  }
+  if (ns == 0 || dims[dim] == LY_DYNAMIC || dims[dim] <= P || !ly_mul(P, ns, &work) || work > *budget)
+    return false;
+  *budget -= work;
+  int64_t last = dims[dim] - 1, Q = last / P, R = last % P, S = 0, t;
+  for (int k = 0; k < ns; k++)
+    if (!s[k].wrap && (!ly_mul(s[k].stride, P / s[k].div, &t) || !ly_add(S, t, &S)))
+      return false;
+  int64_t all_lo = INT64_MAX, all_hi = INT64_MIN, part_lo = INT64_MAX, part_hi = INT64_MIN;
+  for (int64_t r = 0; r < P; r++) {
+    int64_t f = 0;
+    for (int k = 0; k < ns; k++) {
+      int64_t v = r / s[k].div;
+      f += s[k].stride * (s[k].wrap ? v % s[k].ext : v);
+    }
+    all_lo = f < all_lo ? f : all_lo, all_hi = f > all_hi ? f : all_hi;
+    if (r == R)
+      part_lo = all_lo, part_hi = all_hi;
+  }
+  /* q in [0, Q): any r; q = Q: r <= R. */
+  int64_t qs, top, l, h;
+  if (!ly_mul(Q - 1, S, &qs) || !ly_mul(Q, S, &top) || !ly_add(top, part_lo, &l) || !ly_add(top, part_hi, &h) ||
+      !ly_add(qs < 0 ? qs : 0, all_lo, &all_lo) || !ly_add(qs > 0 ? qs : 0, all_hi, &all_hi))
+    return false;
+  *lo = all_lo < l ? all_lo : l, *hi = all_hi > h ? all_hi : h;
+  return true;
+}
+
 /* Exact extremes of the digits in `sel` (which use only the dims in `dims_m`)
  * in closed form where they split one dim, else by visiting every index of
  * those dims; false when that costs more than
@@ -1299,6 +1353,16 @@ static bool component_range(int rank, const int64_t *dims, const LyDigit *g, int
   }
   if (split_range(rank, dims, g, n, sel, lo, hi)) {
 #ifndef NDEBUG /* debug builds (tests, fuzzing) check the closed form against a small visit */
+    int64_t vl, vh;
+    if (ly_mul(count, cost, &work) && work <= (1 << 16)) {
+      visit_range(rank, dims, g, n, sel, dims_m, count, &vl, &vh);
+      LY_ASSERT(vl == *lo && vh == *hi);
+    }
+#endif
+    return true;
+  }
+  if (periodic_range(rank, dims, g, n, sel, budget, lo, hi)) {
+#ifndef NDEBUG
     int64_t vl, vh;
     if (ly_mul(count, cost, &work) && work <= (1 << 16)) {
       visit_range(rank, dims, g, n, sel, dims_m, count, &vl, &vh);
