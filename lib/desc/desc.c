@@ -1204,25 +1204,37 @@ static bool as_simple(const LyDigit *g, int rank, LyDigit *out) {
   return true;
 }
 
+/* The digits in `sel` as simple digits (as_simple) into s, when they all
+ * read one dim *dim of static, positive size with known strides: their
+ * count, else 0. */
+static int one_dim_digits(int rank, const int64_t *dims, const LyDigit *g, int n, const bool *sel, LyDigit *s,
+                          int *dim) {
+  int ns = 0;
+  *dim = -1;
+  for (int k = 0; k < n; k++) {
+    if (!sel[k])
+      continue;
+    LyDigit *q = &s[ns++];
+    if (!as_simple(&g[k], rank, q) || (*dim >= 0 && q->dim != *dim) || q->stride == LY_DYNAMIC)
+      return 0;
+    *dim = q->dim;
+  }
+  return ns && dims[*dim] != LY_DYNAMIC && dims[*dim] > 0 ? ns : 0;
+}
+
 static bool split_range(int rank, const int64_t *dims, const LyDigit *g, int n, const bool *sel, int64_t *lo,
                         int64_t *hi) {
   LyDigit all[LY_MAX_DIGITS];
   const LyDigit *s[LY_MAX_DIGITS];
-  int ns = 0, dim = -1;
-  for (int k = 0; k < n; k++) {
-    if (!sel[k])
-      continue;
-    LyDigit *q = &all[k];
-    if (!as_simple(&g[k], rank, q) || (dim >= 0 && q->dim != dim) || q->stride == LY_DYNAMIC)
-      return false;
-    dim = q->dim;
-    int j = ns++;
-    for (; j > 0 && s[j - 1]->div > q->div; j--) /* insertion sort by div */
-      s[j] = s[j - 1];
-    s[j] = q;
-  }
-  if (ns == 0 || dims[dim] == LY_DYNAMIC || dims[dim] <= 0)
+  int dim, ns = one_dim_digits(rank, dims, g, n, sel, all, &dim);
+  if (!ns)
     return false;
+  for (int k = 0; k < ns; k++) { /* insertion sort by div */
+    int j = k;
+    for (; j > 0 && s[j - 1]->div > all[k].div; j--)
+      s[j] = s[j - 1];
+    s[j] = &all[k];
+  }
   /* The full expansion: radix r (0 = unbounded, the top only), stride st. */
   int64_t r[2 * LY_MAX_DIGITS + 1], st[2 * LY_MAX_DIGITS + 1], pos = 1;
   int nr = 0;
@@ -1288,21 +1300,15 @@ static bool visit_range(int rank, const int64_t *dims, const LyDigit *g, int n, 
 static bool periodic_range(int rank, const int64_t *dims, const LyDigit *g, int n, const bool *sel, int64_t *budget,
                            int64_t *lo, int64_t *hi) {
   LyDigit s[LY_MAX_DIGITS];
-  int ns = 0, dim = -1;
-  int64_t P = 1, work;
-  for (int k = 0; k < n; k++) {
-    if (!sel[k])
-      continue;
-    LyDigit *q = &s[ns++];
-    int64_t period;
-    if (!as_simple(&g[k], rank, q) || (dim >= 0 && q->dim != dim) || q->stride == LY_DYNAMIC)
-      return false;
-    dim = q->dim;
-    if (!(q->wrap ? ly_mul(q->div, q->ext, &period) : (period = q->div, true)) ||
+  int dim, ns = one_dim_digits(rank, dims, g, n, sel, s, &dim);
+  int64_t P = 1, work, period;
+  if (!ns)
+    return false;
+  for (int k = 0; k < ns; k++)
+    if (!(s[k].wrap ? ly_mul(s[k].div, s[k].ext, &period) : (period = s[k].div, true)) ||
         !ly_mul(P / ly_gcd(P, period), period, &P))
       return false;
-  }
-  if (ns == 0 || dims[dim] == LY_DYNAMIC || dims[dim] <= P || !ly_mul(P, ns, &work) || work > *budget)
+  if (dims[dim] <= P || !ly_mul(P, ns, &work) || work > *budget)
     return false;
   *budget -= work;
   int64_t last = dims[dim] - 1, Q = last / P, R = last % P, S = 0, t;
@@ -1330,9 +1336,10 @@ static bool periodic_range(int rank, const int64_t *dims, const LyDigit *g, int 
 }
 
 /* Exact extremes of the digits in `sel` (which use only the dims in `dims_m`)
- * in closed form where they split one dim, else by visiting every index of
- * those dims; false when that costs more than
- * *budget (which it then leaves alone). One plain digit needs no visit. */
+ * in closed form where they split one dim (split_range), by one period
+ * where they overlap on one dim (periodic_range), else by visiting every
+ * index of those dims; false when that costs more than *budget (which it
+ * then leaves alone). One plain digit needs no visit. */
 static bool component_range(int rank, const int64_t *dims, const LyDigit *g, int n, const bool *sel,
                             unsigned dims_m, int64_t *budget, int64_t *lo, int64_t *hi) {
   int64_t count = 1, cost = 0, work;
@@ -1351,18 +1358,8 @@ static bool component_range(int rank, const int64_t *dims, const LyDigit *g, int
     *lo = end < 0 ? end : 0, *hi = end > 0 ? end : 0;
     return true;
   }
-  if (split_range(rank, dims, g, n, sel, lo, hi)) {
-#ifndef NDEBUG /* debug builds (tests, fuzzing) check the closed form against a small visit */
-    int64_t vl, vh;
-    if (ly_mul(count, cost, &work) && work <= (1 << 16)) {
-      visit_range(rank, dims, g, n, sel, dims_m, count, &vl, &vh);
-      LY_ASSERT(vl == *lo && vh == *hi);
-    }
-#endif
-    return true;
-  }
-  if (periodic_range(rank, dims, g, n, sel, budget, lo, hi)) {
-#ifndef NDEBUG
+  if (split_range(rank, dims, g, n, sel, lo, hi) || periodic_range(rank, dims, g, n, sel, budget, lo, hi)) {
+#ifndef NDEBUG /* debug builds (tests, fuzzing) check the closed forms against a small visit */
     int64_t vl, vh;
     if (ly_mul(count, cost, &work) && work <= (1 << 16)) {
       visit_range(rank, dims, g, n, sel, dims_m, count, &vl, &vh);
