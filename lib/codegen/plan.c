@@ -279,9 +279,9 @@ static int x_line_group(const LycNest *x, int V, int dbits) {
 static bool zip_aligned(const LycNest *x, int V, int dbits) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
   int64_t width = X->n < V ? X->n + x->xpad : V; /* elements per Y position in a full tile */
-  if (width & (width - 1))
-    return false;
   bool contiguous = x->ny == 1 && Y->ds == width;
+  if (width & (width - 1) && !contiguous) /* packed stores (store_packed) are whole vectors */
+    return false;
   bool group_contiguous = !contiguous && x->ny == 1 && Y->ds == x->xg * width; /* f32 -> bf16 nChw16c */
   /* bytes a vector store writes (sub-byte: packed); a full tile of bits
    * copied whole stores vectors of V bytes */
