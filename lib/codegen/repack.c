@@ -878,8 +878,10 @@ static void wide_bit_tile(Gen *g, const LycNest *x, int ym, LLVMValueRef so, LLV
 static void zip_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef dof, LLVMValueRef y0) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Yin = &x->loops[x->nloops - 2];
   int V = g->p->vlen, bits = g->p->sbits;
-  /* Full tiles are the ones zip_aligned() judged for non-temporal stores. */
-  bool full = t.yv == V && t.width == (X->n < V ? X->n + x->xpad : V);
+  /* Full tiles are the ones zip_aligned() judged for non-temporal stores.
+   * Stored a Y position at a time, a tile of fewer Y positions (the last
+   * Y block, or all of a Y shorter than V) stores whole pieces too. */
+  bool whole_x = t.width == (X->n < V ? X->n + x->xpad : V), full = t.yv == V && whole_x;
   if (x->bit_copy && t.rows == t.xt && t.yv == V &&
       t.width == t.xt && t.xt % (8 / bits) == 0 && x->ny == 1) {
     nibble_tile(g, x, t, so, dof, full);
@@ -891,7 +893,7 @@ static void zip_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValu
   if (x->ny == 1 && Yin->ds == t.width && t.xg == 1)
     store_packed(g, x, v, t, dof, full);
   else
-    store_pieces(g, x, v, t, dof, y0, full);
+    store_pieces(g, x, v, t, dof, y0, whole_x);
 }
 
 /* A tile for each of the ym consecutive V-wide Y blocks from y0 (rows
