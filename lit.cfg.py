@@ -21,8 +21,10 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "LAYOUTC_FUZZ_SECON
 # Repack plans choose non-temporal stores past a share of the host's last-level cache;
 # the tests plan for the 16 MB of a 32 MB L3 on every host
 config.environment["LAYOUTC_NT_THRESHOLD"] = str(16 << 20)
-# and cut source-order line copies into 16 KB write windows, as on Zen (none on a Xeon).
+# and cut source-order line copies into 16 KB write windows, as on Zen (none on a Xeon), where
+# sweeps of few rows past the cache also read them in runs of Y blocks.
 config.environment["LAYOUTC_WRITE_WINDOW"] = str(16 << 10)
+config.environment["LAYOUTC_FEW_ROW_RUNS"] = "1"
 
 # i1 bit tiles transpose with GFNI where the host has it; the tests plan without it, so their
 # plans and IR are the same on every host, and test/codegen/gfni.test runs the GFNI kernels on

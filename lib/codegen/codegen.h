@@ -117,6 +117,7 @@ typedef struct {
   bool memset_dst;     /* destination has holes: zero all of it first */
   bool nt;             /* large destination: also emit a non-temporal variant */
   bool resident;       /* both sides fit under the non-temporal threshold: stores stay cached */
+  bool few_row_runs;   /* the target's: past the cache, sweeps of few rows take runs of Y blocks */
   bool gfni;           /* i1 bit tiles transpose with GF2P8AFFINEQB (repack.c's transpose_words) */
 } LycPlan;
 
@@ -125,6 +126,7 @@ typedef struct {
   int vector_bytes;     /* widest vector register: 16, 32 or 64 */
   int64_t nt_threshold; /* source + destination bytes beyond which stores bypass the cache */
   int64_t write_window; /* bytes a source-order chunk of line copies writes in; 0: no chunks */
+  bool few_row_runs;    /* past the cache, sweeps of at most 64 rows read them in runs of Y blocks */
   int gfni_bytes;       /* widest vector GF2P8AFFINEQB takes on the host (16, 32, 64); 0: none */
 } LycTarget;
 

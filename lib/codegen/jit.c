@@ -194,6 +194,10 @@ void lyc_host_target(LycTarget *t) {
   /* Source-order line copies write in 16 KB windows on Zen, in none
    * elsewhere (plan.c, order_line_runs). LAYOUTC_WRITE_WINDOW=BYTES. */
   t->write_window = env_bytes("LAYOUTC_WRITE_WINDOW", zen ? 16 << 10 : 0);
+  /* Past the cache, a sweep of at most 64 separate source rows reads them
+   * in runs of Y blocks on Zen, one block at a time elsewhere (plan.c's
+   * y_multiple has the measurements). LAYOUTC_FEW_ROW_RUNS=0 or 1. */
+  t->few_row_runs = env_bytes("LAYOUTC_FEW_ROW_RUNS", zen) != 0;
   /* GFNI's affine byte transform transposes an 8x8 bit matrix per 64-bit
    * lane: the i1 bit tiles use it at any vector width the host has it for
    * (VEX needs AVX, the 64-byte form AVX512BW). LAYOUTC_GFNI=0 turns it
@@ -417,8 +421,9 @@ static bool needs_vectorizer(const LycPlan *p) {
  * planner and the emitter read (the two types, the target facts, the
  * variant), so a hit need not emit the IR at all. */
 static bool repack_recipe(LyBuf *b, const LycPlan *p, const LycTarget *tgt, bool nt) {
-  ly_buf_printf(b, "repack %s\nvector_bytes %d\nnt_threshold %lld\nwrite_window %lld\ngfni_bytes %d\n", nt ? "nt" : "plain",
-                tgt->vector_bytes, (long long)tgt->nt_threshold, (long long)tgt->write_window, tgt->gfni_bytes);
+  ly_buf_printf(b, "repack %s\nvector_bytes %d\nnt_threshold %lld\nwrite_window %lld\nfew_row_runs %d\ngfni_bytes %d\n",
+                nt ? "nt" : "plain", tgt->vector_bytes, (long long)tgt->nt_threshold, (long long)tgt->write_window,
+                tgt->few_row_runs, tgt->gfni_bytes);
   lyd_serialize(p->src, b);
   lyd_serialize(p->dst, b);
   return !b->oom;
