@@ -591,6 +591,72 @@ static void deinterleave_tile(Gen *g, int yv, LLVMValueRef so, LLVMValueRef *out
   }
 }
 
+/* The concatenation of k vectors of n lanes each (k a power of two). */
+static LLVMValueRef concat_all(Gen *g, LLVMValueRef *q, int k, int n) {
+  LLVMValueRef cat[8], m[64];
+  int len = n;
+  memcpy(cat, q, k * sizeof *q);
+  for (int w = k; w > 1; w /= 2, len *= 2) { /* concatenate pairwise */
+    for (int l = 0; l < 2 * len; l++)
+      m[l] = LLVMConstInt(g->ir.i32, (unsigned)l, 0);
+    for (int i = 0; i < w / 2; i++)
+      cat[i] = LLVMBuildShuffleVector(g->ir.b, cat[2 * i], cat[2 * i + 1], LLVMConstVector(m, (unsigned)(2 * len)), "cat");
+  }
+  return cat[0];
+}
+
+/* A full tile (V rows) of at most V/2 Y positions (the last Y block of a
+ * channel count that is not a multiple of V: 20 channels are a block of 16
+ * and one of 4) is V rows of yv' (yv rounded up to a power of two)
+ * elements, not V vectors: each group of k = V/yv' rows is loaded into one
+ * vector (rows after one another), transposed within it (lane c*k + b gets
+ * row b's position c), and the yv' vectors are interleaved k lanes at a
+ * time, which leaves out[c] holding position c of every row, as zip() does
+ * for a full tile: yv' + yv' log2(yv') shuffles besides the joins of the
+ * row loads, instead of V masked loads and a V-by-V network (64 shuffles
+ * for 16 f32). nhwc -> nchw f32 with 20 channels: 304 -> 208 shuffles in
+ * the kernel, compiled in 45 ms instead of 64; its speed (memory-bound,
+ * 78-95 GB/s on the Zen 5) did not change measurably. */
+static bool narrow_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef *out) {
+  const LycLoop *X = &x->loops[x->nloops - 1];
+  int V = g->p->vlen, yw = 1 << lyc_log2_ceil(t.yv), k = V / yw;
+  if (t.xt != V || t.rows != V || 2 * t.yv > V || k > 8 || g->p->sbits < 8)
+    return false;
+  bool narrow_first = g->p->dbytes < g->p->sbytes;
+  LLVMTypeRef pt = vec(g->st, yw);
+  LLVMValueRef w[64], piece[8], m[64];
+  for (int q = 0; q < yw; q++) {
+    for (int b = 0; b < k; b++) {
+      LLVMValueRef ptr = at(g, g->src, add(g, so, lyc_i64(&g->ir, (int64_t)(q * k + b) * X->ss)), g->p->sbytes);
+      piece[b] = t.yv == yw ? load(g, pt, ptr) : masked_load(g, pt, ptr, yw, t.yv);
+    }
+    LLVMValueRef v = concat_all(g, piece, k, yw);
+    if (narrow_first)
+      v = convert(g, v, V);
+    for (int l = 0; l < V; l++) /* lane c*k + b <- lane b*yw + c */
+      m[l] = LLVMConstInt(g->ir.i32, (unsigned)(l % k * yw + l / k), 0);
+    w[q] = LLVMBuildShuffleVector(g->ir.b, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(m, (unsigned)V), "cols");
+  }
+  for (int stage = 1; stage < yw; stage *= 2) { /* interleave k-lane units of halves, as zip() does lanes */
+    LLVMValueRef lo[64], hi[64], tmp[64];
+    for (int l = 0; l < V; l++) {
+      int u = l / k, src = u / 2 + (u & 1 ? yw : 0);
+      lo[l] = LLVMConstInt(g->ir.i32, (unsigned)(src * k + l % k), 0);
+      hi[l] = LLVMConstInt(g->ir.i32, (unsigned)((src + yw / 2) * k + l % k), 0);
+    }
+    for (int i = 0; i < yw / 2; i++) {
+      tmp[2 * i] = LLVMBuildShuffleVector(g->ir.b, w[i], w[i + yw / 2], LLVMConstVector(lo, (unsigned)V), "ulo");
+      tmp[2 * i + 1] = LLVMBuildShuffleVector(g->ir.b, w[i], w[i + yw / 2], LLVMConstVector(hi, (unsigned)V), "uhi");
+    }
+    memcpy(w, tmp, yw * sizeof *w);
+  }
+  for (int c = 0; c < V; c++)
+    out[c] = c < yw ? (narrow_first ? w[c] : convert(g, w[c], V)) : NULL;
+  for (int c = yw; c < V; c++)
+    out[c] = out[0]; /* positions past yv: never stored */
+  return true;
+}
+
 /* V sub-byte source elements from element offset so (a multiple of the
  * elements per byte), one per i8 lane. */
 static LLVMValueRef load_unpacked(Gen *g, LLVMValueRef so, int V) {
@@ -609,6 +675,8 @@ static void tile_vectors(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVM
     deinterleave_tile(g, t.yv, so, out);
     return;
   }
+  if (narrow_tile(g, x, t, so, out))
+    return;
   bool narrow_first = g->p->dbytes < g->p->sbytes; /* shuffle the narrower elements */
   LLVMTypeRef vt = vec(g->st, V);
   for (int r = 0; r < t.xt; r++) {
@@ -627,20 +695,6 @@ static void tile_vectors(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVM
   zip(g, out, t.xt, V);
   for (int k = 0; k < t.xt && !narrow_first; k++)
     out[k] = convert(g, out[k], V);
-}
-
-/* The concatenation of k vectors of n lanes each (k a power of two). */
-static LLVMValueRef concat_all(Gen *g, LLVMValueRef *q, int k, int n) {
-  LLVMValueRef cat[8], m[64];
-  int len = n;
-  memcpy(cat, q, k * sizeof *q);
-  for (int w = k; w > 1; w /= 2, len *= 2) { /* concatenate pairwise */
-    for (int l = 0; l < 2 * len; l++)
-      m[l] = LLVMConstInt(g->ir.i32, (unsigned)l, 0);
-    for (int i = 0; i < w / 2; i++)
-      cat[i] = LLVMBuildShuffleVector(g->ir.b, cat[2 * i], cat[2 * i + 1], LLVMConstVector(m, (unsigned)(2 * len)), "cat");
-  }
-  return cat[0];
 }
 
 /* Lane l of the concatenation of k vectors of n lanes each, in the order
