@@ -686,6 +686,56 @@ static int separate_general(int rank, const int64_t *dims, LyDigit *g, int n) {
   return r;
 }
 
+/* A static map that general digits still mix after separate_general, on at
+ * most SEPARABLE_MAX_BOX elements, is rebuilt from its values: the map is
+ * a function f of the row-major index E (one-to-one on the box), and f's
+ * jumps give its digits exactly as a dim's do (refine_simple), as general
+ * digits of E. Two spellings of one map (tilings that combine dims, each
+ * tiled differently) then make one list. Only when that takes at most
+ * ROW_MAJOR_MAX_DIGITS digits (a rule on the map alone, so still one list
+ * per map): a skew like (d0 + d1) floordiv 2 on 8x8 is 31 digits of E and
+ * keeps its own. -1 on OOM; n, the list kept, otherwise. */
+#define ROW_MAJOR_MAX_DIGITS 8
+static int row_major_general(int rank, const int64_t *dims, LyDigit *g, int n, LyArena *scratch) {
+  bool general = false;
+  for (int k = 0; k < n; k++) {
+    general = general || g[k].dim < 0;
+    if (g[k].stride == LY_DYNAMIC)
+      return n;
+  }
+  int64_t numel = 1;
+  for (int d = 0; d < rank && general; d++)
+    if (dims[d] == LY_DYNAMIC || !ly_mul(numel, dims[d], &numel) || numel > SEPARABLE_MAX_BOX)
+      return n;
+  if (!general)
+    return n;
+  int64_t *f = ly_malloc((size_t)numel * sizeof *f), idx[LY_MAX_RANK] = {0};
+  if (!f)
+    return -1;
+  bool ok = true;
+  for (int64_t e = 0; e < numel && ok; e++) {
+    ok = digits_sum(g, n, rank, idx, &f[e]);
+    for (int d = rank - 1; d >= 0 && ++idx[d] == dims[d]; d--)
+      idx[d] = 0;
+  }
+  LyDigit out[LY_MAX_DIGITS];
+  int m = ok ? lyd_function_digits(-1, f, numel, out, ROW_MAJOR_MAX_DIGITS) : -1;
+  ly_free(f);
+  int64_t *coef = m >= 0 ? ly_arena_alloc(scratch, (size_t)rank * sizeof *coef) : NULL;
+  if (m >= 0 && !coef)
+    return -1;
+  if (m < 0)
+    return n;
+  for (int d = rank - 1, stride = 1; d >= 0; d--) { /* zero on extent-1 dims, as simplify_general leaves them */
+    coef[d] = dims[d] > 1 ? stride : 0;
+    stride *= (int)dims[d];
+  }
+  for (int k = 0; k < m; k++)
+    out[k].dim = -1, out[k].coef = coef, out[k].nsub = 0, out[k].sub = NULL;
+  memcpy(g, out, m * sizeof *out);
+  return m;
+}
+
 int lyd_canonicalize(int rank, const int64_t *dims, LyDigit *g, int n, LyArena *scratch) {
   for (int d = 0; d < rank; d++)
     if (dims[d] == 0)
@@ -722,7 +772,9 @@ int lyd_canonicalize(int rank, const int64_t *dims, LyDigit *g, int n, LyArena *
     if (!changed)
       break;
   }
-  n = refine_simple(rank, dims, g, separate_general(rank, dims, g, n));
+  n = row_major_general(rank, dims, g, refine_simple(rank, dims, g, separate_general(rank, dims, g, n)), scratch);
+  if (n < 0)
+    return -1;
   sort_digits(g, n, rank);
   return n;
 }
