@@ -335,6 +335,9 @@ static int normalize_digit(LyDigit *x, int rank, const int64_t *dims, LyArena *a
     if (!c)
       return -1;
     x->coef = c;
+    for (int d = 0; d < rank; d++)
+      if (dims[d] == 1)
+        c[d] = 0; /* i_d is always 0, in nested digits too: (d2 + (d0) floordiv 2) on a unit d2 is one sub */
     if (x->nsub) {
       LyDigit *s = ly_arena_dup(a, x->sub, x->nsub * sizeof *s);
       if (!s)
@@ -686,16 +689,47 @@ static int separate_general(int rank, const int64_t *dims, LyDigit *g, int n) {
   return r;
 }
 
+static int find_part(int *up, int d) {
+  while (up[d] != d)
+    d = up[d] = up[up[d]];
+  return d;
+}
+
 /* A static map that general digits still mix after separate_general, on at
- * most SEPARABLE_MAX_BOX elements, is rebuilt from its values: the map is
- * a function f of the row-major index E (one-to-one on the box), and f's
- * jumps give its digits exactly as a dim's do (refine_simple), as general
- * digits of E. Two spellings of one map (tilings that combine dims, each
- * tiled differently) then make one list. Only when that takes at most
- * ROW_MAJOR_MAX_DIGITS digits (a rule on the map alone, so still one list
- * per map): a skew like (d0 + d1) floordiv 2 on 8x8 is 31 digits of E and
- * keeps its own. -1 on OOM; n, the list kept, otherwise. */
+ * most SEPARABLE_MAX_BOX elements, is rebuilt from its values f. Its dims
+ * fall into the parts no sum of functions splits: d and e are in one part
+ * when a mixed difference f(i + e_d + e_e) - f(i + e_d) - f(i + e_e) + f(i)
+ * is not 0 somewhere (f is a sum of functions of the parts exactly when no
+ * such difference across parts is). A part of one dim gets that dim's
+ * digits from its jumps (refine_simple's rule); a part of several gets the
+ * digits of its function of their row-major index E (one-to-one on its
+ * box), by the same rule, as general digits of E, its dims in the order
+ * that takes the fewest digits (the first such; every order for parts of
+ * up to PART_ORDERS_MAX_DIMS dims). All of it follows from
+ * the map, so two spellings of one map (tilings that combine dims, each
+ * tiled differently) make one list. Only when each part takes at most
+ * ROW_MAJOR_MAX_DIGITS digits (a rule on the map alone too): a skew like
+ * (d0 + d1) floordiv 2 on 8x8 is 31 digits of E and keeps its own. -1 on
+ * OOM; n, the list kept, otherwise. */
 #define ROW_MAJOR_MAX_DIGITS 8
+#define PART_ORDERS_MAX_DIMS 4 /* parts of more dims take their dims in index order only */
+
+/* The next permutation of a in lexicographic order; false after the last. */
+static bool next_order(int *a, int n) {
+  int i = n - 2;
+  while (i >= 0 && a[i] >= a[i + 1])
+    i--;
+  if (i < 0)
+    return false;
+  int j = n - 1;
+  while (a[j] <= a[i])
+    j--;
+  int t = a[i];
+  a[i] = a[j], a[j] = t;
+  for (int l = i + 1, h = n - 1; l < h; l++, h--)
+    t = a[l], a[l] = a[h], a[h] = t;
+  return true;
+}
 static int row_major_general(int rank, const int64_t *dims, LyDigit *g, int n, LyArena *scratch) {
   bool general = false;
   for (int k = 0; k < n; k++) {
@@ -703,35 +737,99 @@ static int row_major_general(int rank, const int64_t *dims, LyDigit *g, int n, L
     if (g[k].stride == LY_DYNAMIC)
       return n;
   }
-  int64_t numel = 1;
-  for (int d = 0; d < rank && general; d++)
-    if (dims[d] == LY_DYNAMIC || !ly_mul(numel, dims[d], &numel) || numel > SEPARABLE_MAX_BOX)
+  int64_t numel = 1, rs[LY_MAX_RANK];
+  for (int d = rank - 1; d >= 0 && general; d--) {
+    if (dims[d] == LY_DYNAMIC || (rs[d] = numel, !ly_mul(numel, dims[d], &numel)) || numel > SEPARABLE_MAX_BOX)
       return n;
+  }
   if (!general)
     return n;
-  int64_t *f = ly_malloc((size_t)numel * sizeof *f), idx[LY_MAX_RANK] = {0};
+  int64_t *f = ly_malloc((size_t)numel * 2 * sizeof *f), idx[LY_MAX_RANK] = {0};
   if (!f)
     return -1;
+  int64_t *part_f = f + numel; /* one part's values along its row-major index */
   bool ok = true;
   for (int64_t e = 0; e < numel && ok; e++) {
     ok = digits_sum(g, n, rank, idx, &f[e]);
     for (int d = rank - 1; d >= 0 && ++idx[d] == dims[d]; d--)
       idx[d] = 0;
   }
+  int up[LY_MAX_RANK];
+  for (int d = 0; d < rank; d++)
+    up[d] = d;
+  for (int d = 0; d < rank && ok; d++)
+    for (int e = d + 1; e < rank && dims[d] > 1; e++) {
+      if (dims[e] < 2 || find_part(up, d) == find_part(up, e))
+        continue;
+      bool mixed = false;
+      memset(idx, 0, sizeof idx);
+      for (int64_t t = 0; t < numel && !mixed; t++) {
+        int64_t a, b;
+        if (idx[d] + 1 < dims[d] && idx[e] + 1 < dims[e])
+          mixed = !sub64(f[t + rs[d] + rs[e]], f[t + rs[d]], &a) || !sub64(f[t + rs[e]], f[t], &b) || a != b;
+        for (int q = rank - 1; q >= 0 && ++idx[q] == dims[q]; q--)
+          idx[q] = 0;
+      }
+      if (mixed)
+        up[find_part(up, e)] = find_part(up, d);
+    }
   LyDigit out[LY_MAX_DIGITS];
-  int m = ok ? lyd_function_digits(-1, f, numel, out, ROW_MAJOR_MAX_DIGITS) : -1;
-  ly_free(f);
-  int64_t *coef = m >= 0 ? ly_arena_alloc(scratch, (size_t)rank * sizeof *coef) : NULL;
-  if (m >= 0 && !coef)
-    return -1;
-  if (m < 0)
-    return n;
-  for (int d = rank - 1, stride = 1; d >= 0; d--) { /* zero on extent-1 dims, as simplify_general leaves them */
-    coef[d] = dims[d] > 1 ? stride : 0;
-    stride *= (int)dims[d];
+  int m = 0;
+  for (int root = 0; root < rank && ok; root++) {
+    if (find_part(up, root) != root || dims[root] < 2)
+      continue;
+    int nd = 0, pd[LY_MAX_RANK];
+    for (int d = 0; d < rank; d++)
+      if (dims[d] > 1 && find_part(up, d) == root)
+        pd[nd++] = d;
+    int room = LY_MAX_DIGITS - m, r = -1;
+    if (nd == 1) {
+      for (int64_t e = 0; e < dims[root]; e++)
+        part_f[e] = f[e * rs[root]];
+      r = lyd_function_digits(root, part_f, dims[root], out + m, room);
+    } else { /* the order of the part's dims with the fewest digits, the first such in lexicographic order */
+      LyDigit best[ROW_MAJOR_MAX_DIGITS], cand[ROW_MAJOR_MAX_DIGITS];
+      int64_t pos[LY_MAX_RANK], best_pos[LY_MAX_RANK];
+      int best_order[LY_MAX_RANK], order[LY_MAX_RANK];
+      for (int j = 0; j < nd; j++)
+        order[j] = pd[j];
+      for (bool more = true; more; more = nd <= PART_ORDERS_MAX_DIMS && next_order(order, nd)) {
+        int64_t pn = 1;
+        for (int j = nd - 1; j >= 0; j--)
+          pos[j] = pn, pn *= dims[order[j]];
+        for (int64_t e = 0; e < pn; e++) { /* the part's dims in this order, the others 0 */
+          int64_t t = 0;
+          for (int j = 0; j < nd; j++)
+            t += (e / pos[j] % dims[order[j]]) * rs[order[j]];
+          part_f[e] = f[t];
+        }
+        int lim = room < ROW_MAJOR_MAX_DIGITS ? room : ROW_MAJOR_MAX_DIGITS;
+        int c = lyd_function_digits(-1, part_f, pn, cand, r >= 0 && r - 1 < lim ? r - 1 : lim);
+        if (c >= 0 && (r < 0 || c < r)) {
+          r = c;
+          memcpy(best, cand, c * sizeof *cand);
+          memcpy(best_order, order, sizeof order);
+          memcpy(best_pos, pos, sizeof pos);
+        }
+      }
+      int64_t *coef = r > 0 ? ly_arena_alloc(scratch, (size_t)rank * sizeof *coef) : NULL;
+      if (r > 0 && !coef) {
+        ly_free(f);
+        return -1;
+      }
+      for (int j = 0; j < nd && r > 0; j++)
+        coef[best_order[j]] = best_pos[j];
+      for (int k = 0; k < r; k++)
+        best[k].dim = -1, best[k].coef = coef, best[k].nsub = 0, best[k].sub = NULL;
+      if (r > 0)
+        memcpy(out + m, best, r * sizeof *best);
+    }
+    ok = r >= 0;
+    m += ok ? r : 0;
   }
-  for (int k = 0; k < m; k++)
-    out[k].dim = -1, out[k].coef = coef, out[k].nsub = 0, out[k].sub = NULL;
+  ly_free(f);
+  if (!ok)
+    return n;
   memcpy(g, out, m * sizeof *out);
   return m;
 }
