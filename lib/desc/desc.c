@@ -744,6 +744,11 @@ static int row_major_general(int rank, const int64_t *dims, LyDigit *g, int n, L
   }
   if (!general)
     return n;
+  for (int k = 0; k < n; k++) { /* as separate_general: only expressions that fit in 64 bits are evaluated */
+    int64_t v;
+    if (!lyd_digit_expr_fits(&g[k], rank, dims, &v))
+      return n;
+  }
   int64_t *f = ly_malloc((size_t)numel * 2 * sizeof *f), idx[LY_MAX_RANK] = {0};
   if (!f)
     return -1;
