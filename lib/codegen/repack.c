@@ -615,8 +615,8 @@ static LLVMValueRef concat_all(Gen *g, LLVMValueRef *q, int k, int n) {
  * for a full tile: yv' + yv' log2(yv') shuffles besides the joins of the
  * row loads, instead of V masked loads and a V-by-V network (64 shuffles
  * for 16 f32). nhwc -> nchw f32 with 20 channels: 304 -> 208 shuffles in
- * the kernel, compiled in 45 ms instead of 64; its speed (memory-bound,
- * 78-95 GB/s on the Zen 5) did not change measurably. */
+ * the kernel; neither its speed (memory-bound, 73-95 GB/s on the Zen 5)
+ * nor its compile time (43-66 ms) changed measurably. */
 static bool narrow_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef *out) {
   const LycLoop *X = &x->loops[x->nloops - 1];
   int V = g->p->vlen, yw = 1 << lyc_log2_ceil(t.yv), k = V / yw;
