@@ -650,10 +650,8 @@ static bool narrow_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
     }
     memcpy(w, tmp, yw * sizeof *w);
   }
-  for (int c = 0; c < V; c++)
-    out[c] = c < yw ? (narrow_first ? w[c] : convert(g, w[c], V)) : NULL;
-  for (int c = yw; c < V; c++)
-    out[c] = out[0]; /* positions past yv: never stored */
+  for (int c = 0; c < V; c++) /* positions past yv' (never stored) repeat the first */
+    out[c] = c < yw ? (narrow_first ? w[c] : convert(g, w[c], V)) : out[0];
   return true;
 }
 

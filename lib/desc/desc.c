@@ -689,7 +689,7 @@ static int separate_general(int rank, const int64_t *dims, LyDigit *g, int n) {
   return r;
 }
 
-static int find_part(int *up, int d) {
+int lyd_find_root(int *up, int d) {
   while (up[d] != d)
     d = up[d] = up[up[d]];
   return d;
@@ -764,7 +764,7 @@ static int row_major_general(int rank, const int64_t *dims, LyDigit *g, int n, L
     up[d] = d;
   for (int d = 0; d < rank && ok; d++)
     for (int e = d + 1; e < rank && dims[d] > 1; e++) {
-      if (dims[e] < 2 || find_part(up, d) == find_part(up, e))
+      if (dims[e] < 2 || lyd_find_root(up, d) == lyd_find_root(up, e))
         continue;
       bool mixed = false;
       memset(idx, 0, sizeof idx);
@@ -776,16 +776,16 @@ static int row_major_general(int rank, const int64_t *dims, LyDigit *g, int n, L
           idx[q] = 0;
       }
       if (mixed)
-        up[find_part(up, e)] = find_part(up, d);
+        up[lyd_find_root(up, e)] = lyd_find_root(up, d);
     }
   LyDigit out[LY_MAX_DIGITS];
   int m = 0;
   for (int root = 0; root < rank && ok; root++) {
-    if (find_part(up, root) != root || dims[root] < 2)
+    if (lyd_find_root(up, root) != root || dims[root] < 2)
       continue;
     int nd = 0, pd[LY_MAX_RANK];
     for (int d = 0; d < rank; d++)
-      if (dims[d] > 1 && find_part(up, d) == root)
+      if (dims[d] > 1 && lyd_find_root(up, d) == root)
         pd[nd++] = d;
     int room = LY_MAX_DIGITS - m, r = -1;
     if (nd == 1) {

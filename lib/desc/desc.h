@@ -262,6 +262,8 @@ int lyd_canonicalize(int rank, const int64_t *dims, LyDigit *g, int n, LyArena *
  * rebuilt from its jumps as lyd_canonicalize does; at most room of them.
  * -1 when f(0) != 0, they do not fit, or a value overflows. */
 int lyd_function_digits(int d, const int64_t *f, int64_t n, LyDigit *out, int room);
+/* The root of d in a union-find forest over dims (up[d] == d at a root), compressing the path. */
+int lyd_find_root(int *up, int d);
 
 /* Structural equality of canonical digit lists. */
 bool lyd_digits_equal(int rank, const LyDigit *a, const LyDigit *b, int n);

@@ -933,12 +933,6 @@ typedef struct {
   int start[LY_MAX_RANK + 1]; /* group g holds dims[start[g] .. start[g+1]) */
 } Grouping;
 
-static int find_root(int *up, int d) {
-  while (up[d] != d)
-    d = up[d] = up[up[d]];
-  return d;
-}
-
 /* The group of each digit: the one all its dims are in; -1 when a digit
  * spans groups (the grouping does not separate the map). */
 static bool digit_groups(const LyTypeImpl *t, const int *of, int *gd) {
@@ -979,14 +973,14 @@ static bool make_grouping(const LyTypeImpl *t, unsigned chain, unsigned *cont, G
       if (first < 0)
         first = d;
       else
-        up[find_root(up, d)] = find_root(up, first);
+        up[lyd_find_root(up, d)] = lyd_find_root(up, first);
     }
   }
   /* Groups by largest stride, descending; digitless dims last. */
   int roots[LY_MAX_RANK], nr = 0;
   int64_t hi[LY_MAX_RANK], lo[LY_MAX_RANK], reach[LY_MAX_RANK];
   for (int d = 0; d < r; d++) {
-    if (find_root(up, d) != d)
+    if (lyd_find_root(up, d) != d)
       continue;
     hi[d] = 0, lo[d] = INT64_MAX, reach[d] = 0;
     for (int k = 0; k < t->ndigits; k++) {
@@ -994,7 +988,7 @@ static bool make_grouping(const LyTypeImpl *t, unsigned chain, unsigned *cont, G
       int64_t x;
       bool mine = false;
       for (int e = 0; e < r && !mine; e++)
-        mine = find_root(up, e) == d && lyd_digit_uses_dim(g, r, e);
+        mine = lyd_find_root(up, e) == d && lyd_digit_uses_dim(g, r, e);
       if (!mine)
         continue;
       hi[d] = g->stride > hi[d] ? g->stride : hi[d];
@@ -1021,7 +1015,7 @@ static bool make_grouping(const LyTypeImpl *t, unsigned chain, unsigned *cont, G
       G->start[G->n++] = m;
     int from = m;
     for (int d = 0; d < r; d++) {
-      if (find_root(up, d) != roots[j])
+      if (lyd_find_root(up, d) != roots[j])
         continue;
       int p = m++;
       for (; p > from && (weight[G->dims[p - 1]] < weight[d] ||
