@@ -94,6 +94,9 @@ static const Case cases[] = {
      0, {0}, dnnl_data_type_undef, dnnl_data_type_undef, dnnl_format_tag_undef, dnnl_format_tag_undef, {0}, {0}},
     {"i4 transpose 4096x4096", "tensor<4096x4096xi4>", "tensor<4096x4096xi4, tiled_layout<<1,0>>>", 0, {0},
      dnnl_data_type_undef, dnnl_data_type_undef, dnnl_format_tag_undef, dnnl_format_tag_undef, {0}, {0}},
+    /* Extents 32 does not divide: the last tiles of each side are partial (whole bytes still). */
+    {"i4 transpose 4000x3000 (partial tiles)", "tensor<4000x3000xi4>", "tensor<4000x3000xi4, tiled_layout<<1,0>>>", 0,
+     {0}, dnnl_data_type_undef, dnnl_data_type_undef, dnnl_format_tag_undef, dnnl_format_tag_undef, {0}, {0}},
     {"i1 8192x8192 -> (32,128)(8,1)", "tensor<8192x8192xi1>", "tensor<8192x8192xi1, tiled_layout<<0,1>,(32,128),(8,1)>>",
      0, {0}, dnnl_data_type_undef, dnnl_data_type_undef, dnnl_format_tag_undef, dnnl_format_tag_undef, {0}, {0}},
 };

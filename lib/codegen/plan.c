@@ -445,10 +445,14 @@ static int row_prefetch(const LycNest *x, int V, int sbits, int dbytes) {
 
 /* Whether a transpose over sub-byte elements moves whole bytes: every tile
  * starts, on each packed side, at a multiple of the elements per byte and
- * covers whole bytes (full Y blocks of V, X in chunks of V or one chunk of
- * a power of two), so tiles unpack bytes into one element per lane and pack
- * the results back, and no two tiles (or threads) share a byte. Only for
- * widths that divide a byte (i1, i2, i4, f4): a 6-bit element may straddle. */
+ * covers whole bytes (Y blocks of V and a last one of a multiple of the
+ * source's elements per byte, X chunks of V and a last one of a multiple of
+ * the destination's), so tiles unpack bytes into one element per lane and
+ * pack the results back, and no two tiles (or threads) share a byte. Only
+ * for widths that divide a byte (i1, i2, i4, f4): a 6-bit element may
+ * straddle. The last, partial tiles go through the unpacking tile with
+ * masked loads and stores (nibble_tile takes only full ones); before they
+ * did, a 1000x1000 i4 transpose took scalar loops: 1.5 GB/s. */
 static bool whole_bytes(const LycNest *x, int V, int sbits, int dbits) {
   if (8 % sbits && sbits < 8) /* f6: elements straddle bytes, none holds whole ones */
     return false;
@@ -456,9 +460,9 @@ static bool whole_bytes(const LycNest *x, int V, int sbits, int dbits) {
     return false;
   int ks = sbits < 8 ? 8 / sbits : 1, kd = dbits < 8 ? 8 / dbits : 1;
   const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
-  if (x->ny != 1 || Y->n % V || V % ks || V % kd)
+  if (x->ny != 1 || (Y->n % V) % ks || V % ks || V % kd)
     return false;
-  if (X->n % V && (X->n > V || (X->n & (X->n - 1)) || X->n % kd))
+  if ((X->n % V) % kd)
     return false;
   if (x->src_base % ks || x->dst_base % kd)
     return false;
@@ -691,6 +695,8 @@ static void fold_padding(LycPlan *p) {
       const LycLoop *X = &C->loops[C->nloops - 1];
       if (X->n >= p->vlen || X->n + zin->n > p->vlen || Z->dst_base != C->dst_base + X->n)
         continue;
+      if (C->packed && p->dbits < 8 && (X->n + zin->n) % (8 / p->dbits)) /* the tile's run would end inside a byte */
+        continue;
       int nc = dst_positions(C->loops, C->nloops - 1, cp);
       if (nc != nz || memcmp(cp, zp, nc * sizeof *cp))
         continue;
@@ -813,28 +819,40 @@ static void plan_reset(LycPlan *p) {
   p->memset_dst = false;
 }
 
+/* Whether a packed nest's tiles are all full (the bit-moving nibble_tile
+ * takes them; partial ones unpack a lane per element). */
+static bool full_packed(const LycNest *x, int V) {
+  const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
+  return x->packed && Y->n % V == 0 && (X->n % V == 0 || (X->n < V && !(X->n & (X->n - 1))));
+}
+
 /* Whether a pair of sub-byte types takes 64-wide tiles: a tile of packed
  * elements loads V/k bytes a row (k to a byte), so at 32 wide an i4 tile
  * works in 16-byte vectors and an i1 tile in 4-byte ones, and those
  * transposes are bound by instructions (on an AVX-512 Zen 5, in turns,
  * side by side: an i4 4096x4096 transpose 5.1-5.4 -> 8.3-14.3 GB/s, i1
- * 8192x8192 into (32,128)(8,1) 5.1-5.4 -> 12.2-13.8). 64-wide tiles need Y
- * extents a multiple of 64 to move whole bytes (whole_bytes), so they are
- * taken only when the plan keeps at least as many nests in whole bytes as
- * at 32. */
+ * 8192x8192 into (32,128)(8,1) 5.1-5.4 -> 12.2-13.8). They are taken
+ * when every packed nest has only full tiles at 64 and no fewer nests are
+ * packed than at 32: a partial 64-wide tile unpacks 64 rows into 64 vectors
+ * of a lane per element, more than the registers hold (i4 transposes, side
+ * by side, 32 against 64 wide: 100x100 41 against 5.7 GB/s, 1000x1000 42-48
+ * against 23, 4000x4000 43-46 against 32-37; with full tiles 64 wins:
+ * 1024x1024 39-41 against 59-60, 2048x2048 31-32 against 40-42). */
 static bool wide_packed(LycPlan *p) {
-  int packed[2] = {0, 0};
+  int packed[2] = {0, 0}, full[2] = {0, 0};
   for (int w = 0; w < 2; w++) {
     p->vlen = w ? 64 : 32;
     if (!plan_nests(p)) {
       plan_reset(p);
       return false;
     }
-    for (int i = 0; i < p->nnests; i++)
+    for (int i = 0; i < p->nnests; i++) {
       packed[w] += p->nests[i].packed;
+      full[w] += full_packed(&p->nests[i], p->vlen);
+    }
     plan_reset(p);
   }
-  return packed[1] >= packed[0];
+  return packed[1] >= packed[0] && full[1] == packed[1];
 }
 
 bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const LycTarget *tgt) {

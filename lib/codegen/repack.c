@@ -464,7 +464,7 @@ static LLVMValueRef packed_vector(Gen *g, LLVMValueRef *out, int nout, Tile t, i
     m[l] = ok ? LLVMConstInt(g->ir.i32, (unsigned)((k - kmin) * V + (y % per) * t.xt + e % t.width), 0)
               : LLVMGetUndef(g->ir.i32);
   }
-  LLVMValueRef lo[64], hi[64];
+  LLVMValueRef lo[128], hi[128];
   for (int l = 0; l < 2 * V; l++)
     lo[l] = LLVMConstInt(g->ir.i32, (unsigned)l, 0), hi[l] = lo[l];
   LLVMValueRef cat = LLVMConstVector(lo, (unsigned)(2 * V));
@@ -526,8 +526,13 @@ static void store_packed(Gen *g, const LycNest *x, LLVMValueRef *out, Tile t, LL
   for (int j = 0; j * V < total; j++) {
     LLVMValueRef v = t.width == t.xt ? out[j] : packed_vector(g, out, t.xt, t, V, j);
     LLVMValueRef off = add(g, dof, lyc_i64(&g->ir, (int64_t)j * V));
-    int count = total - j * V < V ? total - j * V : V;
-    if (count < V) /* never in whole-byte tiles: their Y blocks are full */
+    int count = total - j * V < V ? total - j * V : V, bits = g->p->dbits;
+    if (count < V && bits < 8) { /* a whole-byte tile's last Y block: count fills bytes */
+      LLVMValueRef byte = lyc_div_const(&g->ir, off, 8 / bits, "byte");
+      LY_ASSERT(count % (8 / bits) == 0);
+      masked_store(g, pack_bytes(g, v, bits, V), LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &byte, 1, ""), V * bits / 8,
+                   count * bits / 8);
+    } else if (count < V)
       masked_store(g, v, at(g, g->dst, off, g->p->dbytes), V, count);
     else
       store_run(g, v, off, V, full && g->nt && x->aligned);
@@ -656,12 +661,15 @@ static bool narrow_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
 }
 
 /* V sub-byte source elements from element offset so (a multiple of the
- * elements per byte), one per i8 lane. */
-static LLVMValueRef load_unpacked(Gen *g, LLVMValueRef so, int V) {
-  int bits = g->p->sbits;
+ * elements per byte), one per i8 lane; only the first `valid` (a multiple
+ * of the elements per byte) are read, the rest are zero. */
+static LLVMValueRef load_unpacked(Gen *g, LLVMValueRef so, int V, int valid) {
+  int bits = g->p->sbits, nb = V * bits / 8;
   LLVMValueRef byte = lyc_div_const(&g->ir, so, 8 / bits, "byte");
   LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->src, &byte, 1, "");
-  return unpack_bytes(g, load(g, vec(g->ir.i8, V * bits / 8), ptr), bits, V);
+  LLVMTypeRef bt = vec(g->ir.i8, nb);
+  LY_ASSERT(valid % (8 / bits) == 0);
+  return unpack_bytes(g, valid == V ? load(g, bt, ptr) : masked_load(g, bt, ptr, nb, valid * bits / 8), bits, V);
 }
 
 /* The converted result vectors of one tile (X rows from so): out[k] holds
@@ -669,7 +677,7 @@ static LLVMValueRef load_unpacked(Gen *g, LLVMValueRef so, int V) {
 static void tile_vectors(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef *out) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Yin = &x->loops[x->nloops - 2];
   int V = g->p->vlen;
-  if (x->ny == 1 && t.rows == V && t.yv == Yin->n && t.yv <= 4 && X->ss == Yin->n) {
+  if (x->ny == 1 && t.rows == V && t.yv == Yin->n && t.yv <= 4 && X->ss == Yin->n && g->p->sbits >= 8) {
     deinterleave_tile(g, t.yv, so, out);
     return;
   }
@@ -684,7 +692,7 @@ static void tile_vectors(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVM
       LLVMValueRef ptr = at(g, g->src, add(g, so, lyc_i64(&g->ir, r * X->ss)), g->p->sbytes);
       if (x->prefetch && t.yv == V)
         prefetch(g, ptr, x->prefetch);
-      out[r] = g->p->sbits < 8 ? load_unpacked(g, add(g, so, lyc_i64(&g->ir, r * X->ss)), V) /* full Y blocks */
+      out[r] = g->p->sbits < 8 ? load_unpacked(g, add(g, so, lyc_i64(&g->ir, r * X->ss)), V, t.yv)
                : t.yv == V ? load(g, vt, ptr) : masked_load(g, vt, ptr, V, t.yv);
     }
     if (narrow_first)
