@@ -76,8 +76,9 @@ typedef struct {
   /* LYC_INNER_ZIP: V-wide Y blocks handled per X chunk, so each source row
    * is read in runs of ym vectors (sequential lines the prefetcher follows). */
   int ym;
-  /* LYC_INNER_ZIP over sub-byte elements: tiles load and store whole bytes
-   * (unpacked to a lane per element in registers), so threads may share. */
+  /* Sub-byte elements on either side, LYC_INNER_ZIP or LYC_INNER_CONTIG:
+   * tiles (or chunks of a run) load and store whole bytes, unpacked to a
+   * lane per element in registers, so threads may share. */
   bool packed;
   /* packed, and the two element types equal: the tiles move the bits as
    * they are, a destination byte per lane (repack.c's nibble_tile). */

@@ -20,7 +20,8 @@ static LLVMTypeRef vt(LLVMTypeRef t, int n) { return n ? LLVMVectorType(t, (unsi
 static LLVMValueRef splat(LLVMValueRef k, int n) {
   if (!n)
     return k;
-  LLVMValueRef ks[64];
+  LLVMValueRef ks[512]; /* the widest converted vector: a chunk of 512 i1 (repack.c's contig_packed) */
+  LY_ASSERT(n <= 512);
   for (int i = 0; i < n; i++)
     ks[i] = k;
   return LLVMConstVector(ks, (unsigned)n);
@@ -356,26 +357,69 @@ static LLVMValueRef int_to_float(LycIR *ir, LyElem from, LyElem to, LLVMValueRef
   return float_out(ir, from, to, uns ? LLVMBuildUIToFP(ir->b, x, f32, "") : LLVMBuildSIToFP(ir->b, x, f32, ""), n);
 }
 
+/* The value of f16 bits as an f32, in integer operations (NaNs stay NaNs,
+ * payloads aside): the exponent rebiased, then infinities and NaNs get the
+ * top exponent and subnormals are renormalised by one subtraction. An fpext
+ * from half here would let LLVM narrow the rounding and the compares that
+ * follow to half, which x86 without AVX512-FP16 does a lane at a time (f16
+ * -> s8 0.8 GB/s). */
+static LLVMValueRef f16_value(LycIR *ir, LLVMValueRef h, int n) {
+  LLVMBuilderRef b = ir->b;
+  LLVMValueRef w = LLVMBuildZExt(b, h, vt(ir->i32, n), "");
+  LLVMValueRef o = LLVMBuildShl(b, LLVMBuildAnd(b, w, kint(ir->i32, 0x7fff, n), ""), kint(ir->i32, 13, n), "");
+  LLVMValueRef e = LLVMBuildAnd(b, o, kint(ir->i32, 0x7c00u << 13, n), "");
+  o = LLVMBuildAdd(b, o, kint(ir->i32, 112u << 23, n), "");
+  LLVMValueRef top = LLVMBuildICmp(b, LLVMIntEQ, e, kint(ir->i32, 0x7c00u << 13, n), "");
+  o = LLVMBuildSelect(b, top, LLVMBuildAdd(b, o, kint(ir->i32, 112u << 23, n), ""), o, "");
+  LLVMValueRef sub = LLVMBuildICmp(b, LLVMIntEQ, e, kint(ir->i32, 0, n), "");
+  LLVMValueRef renorm = LLVMBuildFSub(b, LLVMBuildBitCast(b, LLVMBuildAdd(b, o, kint(ir->i32, 1u << 23, n), ""), vt(ir->f32, n), ""),
+                                      kfp(ir->f32, ldexp(1.0, -14), n), "");
+  LLVMValueRef f = LLVMBuildSelect(b, sub, renorm, LLVMBuildBitCast(b, o, vt(ir->f32, n), ""), "");
+  LLVMValueRef sign = LLVMBuildShl(b, LLVMBuildAnd(b, w, kint(ir->i32, 0x8000, n), ""), kint(ir->i32, 16, n), "");
+  return LLVMBuildBitCast(b, LLVMBuildOr(b, LLVMBuildBitCast(b, f, vt(ir->i32, n), ""), sign, ""), vt(ir->f32, n), "f16");
+}
+
 /* Round to nearest even, saturate, NaN to 0 (i1: negative to 0, else
  * whether the rounded value is at least 1; unsigned: negative to 0, as
- * arith's fptoui and oneDNN's u8 saturation). */
+ * arith's fptoui and oneDNN's u8 saturation). The rounded value is clamped
+ * in floating point to [lo, hi'] (lo = the target's least value, exact: 0
+ * or a power of two; hi' = the greatest float at most the target's greatest
+ * value hi), converted with a plain fptosi/fptoui (in range, so defined),
+ * and values above hi' (above hi: hi' is the float just below the next
+ * one) become hi, NaN 0. Not llvm.fpto*i.sat: LLVM 19 scalarises it on
+ * x86 for vectors (f32 -> s8 contiguous 6 GB/s; this form vectorises). */
 static LLVMValueRef float_to_int(LycIR *ir, LyElem from, LyElem to, LLVMValueRef v, int n) {
   LLVMBuilderRef b = ir->b;
-  LLVMValueRef x = float_in(ir, from, v, n);
+  LLVMValueRef x = from == LY_ELEM_F16    ? f16_value(ir, v, n)
+                   : from == LY_ELEM_F8E5M2 ? f16_value(ir, LLVMBuildShl(b, LLVMBuildZExt(b, v, vt(ir->i16, n), ""),
+                                                                        kint(ir->i16, 8, n), ""), n) /* an f16's top byte */
+                                            : float_in(ir, from, v, n);
   int bits = lyElemGetBits(to);
   bool uns = is_unsigned(to) || to == LY_ELEM_I1;
   LLVMTypeRef xt = LLVMTypeOf(x), wt = vt(bits == 64 ? ir->i64 : ir->i32, n);
+  LLVMTypeRef ft = LLVMGetTypeKind(xt) == LLVMVectorTypeKind ? LLVMGetElementType(xt) : xt;
+  bool f64 = LLVMGetTypeKind(ft) == LLVMDoubleTypeKind;
   x = intrinsic(ir, "llvm.roundeven", &xt, 1, &x, 1);
-  LLVMTypeRef tys[] = {wt, xt};
-  LLVMValueRef r = intrinsic(ir, uns ? "llvm.fptoui.sat" : "llvm.fptosi.sat", tys, 2, &x, 1);
-  if (uns && bits < 32) {
-    LLVMValueRef hi = kint(ir->i32, to == LY_ELEM_I1 ? 1 : (1ULL << bits) - 1, n);
-    r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGT, r, hi, ""), hi, r, "");
-  } else if (bits < 32) {
-    LLVMValueRef lo = kint(ir->i32, (uint64_t)-(1LL << (bits - 1)), n), hi = kint(ir->i32, (1ULL << (bits - 1)) - 1, n);
-    r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, r, lo, ""), lo, r, "");
-    r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, r, hi, ""), hi, r, "");
+  uint64_t hi = to == LY_ELEM_I1 ? 1 : uns ? (bits == 64 ? ~0ULL : (1ULL << bits) - 1) : (1ULL << (bits - 1)) - 1;
+  double lo = uns ? 0.0 : -ldexp(1.0, bits - 1), hid;
+  if (f64) {
+    hid = (double)hi; /* rounds to nearest: step down when that passed hi */
+    if ((long double)hid > (long double)hi)
+      hid = nextafter(hid, 0.0);
+  } else {
+    float h = (float)hi;
+    if ((long double)h > (long double)hi)
+      h = nextafterf(h, 0.0f);
+    hid = h;
   }
+  LLVMValueRef flo = kfp(ft, lo, n), fhi = kfp(ft, hid, n);
+  LLVMValueRef below = LLVMBuildFCmp(b, LLVMRealOLT, x, flo, ""), above = LLVMBuildFCmp(b, LLVMRealOGT, x, fhi, "");
+  LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, x, x, "");
+  LLVMValueRef c = LLVMBuildSelect(b, below, flo, LLVMBuildSelect(b, above, fhi, x, ""), "");
+  c = LLVMBuildSelect(b, nan, kfp(ft, 0.0, n), c, "clamp");
+  LLVMValueRef r = uns ? LLVMBuildFPToUI(b, c, wt, "") : LLVMBuildFPToSI(b, c, wt, "");
+  if ((long double)hid < (long double)hi) /* hi itself is no float: above hi' is above hi */
+    r = LLVMBuildSelect(b, above, kint(bits == 64 ? ir->i64 : ir->i32, hi, n), r, "");
   return int_out(ir, to, r, n);
 }
 

@@ -411,7 +411,7 @@ static bool needs_vectorizer(const LycPlan *p) {
   bool v = p->kind == LYC_PLAN_ELEMENTWISE;
   for (int i = 0; i < p->nnests; i++)
     v = v || p->nests[i].inner == LYC_INNER_SCALAR ||
-        (p->nests[i].inner == LYC_INNER_CONTIG && p->src->elem != p->dst->elem);
+        (p->nests[i].inner == LYC_INNER_CONTIG && !p->nests[i].packed && p->src->elem != p->dst->elem);
   for (int i = 0; i < p->nzero; i++)
     v = v || (p->zero[i].nloops && p->zero[i].loops[p->zero[i].nloops - 1].ds != 1);
   return v;

@@ -485,6 +485,25 @@ static bool contig_aligned(const LycNest *x, int V, int dbytes) {
          (g == 0 || (g * dbytes) % LINE_BYTES == 0);
 }
 
+/* Whether a run contiguous on both sides with sub-byte elements on either
+ * moves whole bytes: every run starts on a byte on each packed side (bases
+ * and outer strides multiples of the elements per byte) and fills whole
+ * destination bytes, so it goes in chunks unpacked to a lane per element,
+ * converted and packed back (repack.c's contig_packed), and no two runs
+ * (or threads) share a destination byte. */
+static bool contig_bytes(const LycNest *x, int sbits, int dbits) {
+  if ((sbits < 8 && 8 % sbits) || (dbits < 8 && 8 % dbits)) /* f6 straddles bytes */
+    return false;
+  int ks = sbits < 8 ? 8 / sbits : 1, kd = dbits < 8 ? 8 / dbits : 1;
+  const LycLoop *last = &x->loops[x->nloops - 1];
+  if (x->src_base % ks || x->dst_base % kd || last->n % kd)
+    return false;
+  for (int i = 0; i < x->nloops - 1; i++)
+    if (x->loops[i].ss % ks || x->loops[i].ds % kd)
+      return false;
+  return true;
+}
+
 static void shape_nest(LycNest *x, const LycPlan *p, bool same) {
   int V = p->vlen, sbits = p->sbits, dbits = p->dbits;
   int sbytes = sbits < 8 ? 1 : sbits / 8, dbytes = dbits < 8 ? 1 : dbits / 8;
@@ -504,6 +523,10 @@ static void shape_nest(LycNest *x, const LycPlan *p, bool same) {
   if (last->ss == 1 && last->ds == 1 && !sub) {
     x->inner = LYC_INNER_CONTIG;
     x->aligned = V >= 2 && contig_aligned(x, V, dbytes);
+  }
+  else if (last->ss == 1 && last->ds == 1 && contig_bytes(x, sbits, dbits)) {
+    x->inner = LYC_INNER_CONTIG;
+    x->packed = true;
   }
   else if (V >= 2 && try_zip(x, V)) {
     if (sub && !whole_bytes(x, V, sbits, dbits)) { /* sub-byte elements otherwise: scalar loops */
@@ -822,6 +845,8 @@ static void plan_reset(LycPlan *p) {
 /* Whether a packed nest's tiles are all full (the bit-moving nibble_tile
  * takes them; partial ones unpack a lane per element). */
 static bool full_packed(const LycNest *x, int V) {
+  if (x->inner != LYC_INNER_ZIP) /* contiguous runs take their own chunks */
+    return x->packed;
   const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
   return x->packed && Y->n % V == 0 && (X->n % V == 0 || (X->n < V && !(X->n & (X->n - 1))));
 }
@@ -914,6 +939,8 @@ static void print_nest(const LycNest *x, bool gfni, const char *what, int i, LyB
   ly_buf_printf(out, " %s", inner[x->inner]);
   if (x->inner == LYC_INNER_CONTIG && x->aligned)
     ly_buf_puts(out, " aligned");
+  if (x->inner == LYC_INNER_CONTIG && x->packed)
+    ly_buf_puts(out, " bytes");
   if (x->src_order)
     ly_buf_puts(out, " src-order");
   if (x->inner == LYC_INNER_ZIP)

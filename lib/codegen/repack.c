@@ -171,7 +171,13 @@ static void contig_lines(Gen *g, const LycLoop *x, LLVMValueRef so, LLVMValueRef
   lyc_loop_end(&g->ir, &l);
 }
 
+static void contig_packed(Gen *g, const LycLoop *x, LLVMValueRef so, LLVMValueRef dof, bool split);
+
 static void inner_contig(Gen *g, const LycNest *nest, const LycLoop *x, LLVMValueRef so, LLVMValueRef dof, bool split) {
+  if (nest->packed) {
+    contig_packed(g, x, so, dof, split);
+    return;
+  }
   if (g->nt && nest->aligned) {
     contig_lines(g, x, so, dof, split);
     return;
@@ -417,16 +423,20 @@ typedef struct {
   int xt, rows, yv, width, xg;
 } Tile;
 
+/* The most lanes of a constant mask or vector the helpers below build (a
+ * chunk of a contiguous sub-byte run: 512 i1 elements). */
+#define MAX_LANES 512
+
 /* n lanes of the i8 constant c. */
 static LLVMValueRef splat_i8(Gen *g, unsigned c, int n) {
-  LLVMValueRef m[64];
+  LLVMValueRef m[MAX_LANES];
   for (int i = 0; i < n; i++)
     m[i] = LLVMConstInt(g->ir.i8, c, 0);
   return LLVMConstVector(m, (unsigned)n);
 }
 
 static LLVMValueRef lane_mask(Gen *g, int n, int valid) {
-  LLVMValueRef m[64];
+  LLVMValueRef m[MAX_LANES];
   for (int i = 0; i < n; i++)
     m[i] = LLVMConstInt(g->ir.i1, i < valid, 0);
   return LLVMConstVector(m, (unsigned)n);
@@ -478,7 +488,7 @@ static LLVMValueRef packed_vector(Gen *g, LLVMValueRef *out, int nout, Tile t, i
  * byte vector and one element per i8 lane in its low bits. */
 static LLVMValueRef unpack_bytes(Gen *g, LLVMValueRef bytes, int bits, int n) {
   int k = 8 / bits;
-  LLVMValueRef idx[64], sh[64];
+  LLVMValueRef idx[MAX_LANES], sh[MAX_LANES];
   for (int l = 0; l < n; l++) {
     idx[l] = LLVMConstInt(g->ir.i32, (unsigned)(l / k), 0);
     sh[l] = LLVMConstInt(g->ir.i8, (unsigned)(l % k * bits), 0);
@@ -490,7 +500,7 @@ static LLVMValueRef unpack_bytes(Gen *g, LLVMValueRef bytes, int bits, int n) {
 
 static LLVMValueRef pack_bytes(Gen *g, LLVMValueRef v, int bits, int n) {
   int k = 8 / bits, nb = n / k;
-  LLVMValueRef acc = NULL, idx[64], sh[64];
+  LLVMValueRef acc = NULL, idx[MAX_LANES], sh[MAX_LANES];
   v = LLVMBuildAnd(g->ir.b, v, splat_i8(g, (1u << bits) - 1, n), "");
   for (int i = 0; i < k; i++) {
     for (int j = 0; j < nb; j++) {
@@ -502,6 +512,95 @@ static LLVMValueRef pack_bytes(Gen *g, LLVMValueRef v, int bits, int n) {
     acc = acc ? LLVMBuildOr(g->ir.b, acc, part, "pack") : part;
   }
   return acc;
+}
+
+/* ===== Contiguous runs of sub-byte elements ========================================
+ *
+ * A run contiguous on both sides that starts on a byte on each packed side
+ * and fills whole destination bytes (plan: contig bytes) goes in chunks of
+ * E elements, E filling 64 bytes of the narrower side (at most a kilobyte
+ * of the wider): a chunk's bytes are loaded, unpacked to a lane per element
+ * (sub-byte source), converted, packed back (sub-byte destination) and
+ * stored; threads share the chunks. The last, partial chunk loads and
+ * stores only its bytes (masked), with zero in the lanes past the run, so
+ * the bits of the destination's last byte that no element holds stay zero.
+ * Before, such runs took scalar loops: i4 -> i8 1000x1000 5.4 GB/s. */
+static int contig_chunk(const LycPlan *p) {
+  int lo = p->sbits < p->dbits ? p->sbits : p->dbits, hi = p->sbits < p->dbits ? p->dbits : p->sbits;
+  int e = 512 / lo;
+  return e * hi > 8192 ? 8192 / hi : e;
+}
+
+/* E source elements from element offset so (sub-byte: so a multiple of the
+ * elements per byte), one per lane; only the first `valid` are read. */
+static LLVMValueRef load_chunk(Gen *g, LLVMValueRef so, int E, int valid) {
+  int bits = g->p->sbits;
+  if (bits >= 8) {
+    LLVMTypeRef vt = vec(g->st, E);
+    LLVMValueRef ptr = at(g, g->src, so, g->p->sbytes);
+    return valid == E ? load(g, vt, ptr) : masked_load(g, vt, ptr, E, valid);
+  }
+  int nb = E * bits / 8, vb = (valid * bits + 7) / 8;
+  LLVMValueRef byte = lyc_div_const(&g->ir, so, 8 / bits, "byte");
+  LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->src, &byte, 1, "");
+  LLVMTypeRef bt = vec(g->ir.i8, nb);
+  return unpack_bytes(g, vb == nb ? load(g, bt, ptr) : masked_load(g, bt, ptr, nb, vb), bits, E);
+}
+
+/* Stores the first `valid` of E destination elements v at element offset
+ * dof (sub-byte: packed; dof a multiple of the elements per byte, the lanes
+ * past `valid` zeroed so a partial last byte gets zero bits). */
+static void store_chunk(Gen *g, LLVMValueRef v, LLVMValueRef dof, int E, int valid) {
+  int bits = g->p->dbits;
+  if (bits >= 8) {
+    LLVMValueRef ptr = at(g, g->dst, dof, g->p->dbytes);
+    if (valid == E)
+      store(g, v, ptr);
+    else
+      masked_store(g, v, ptr, E, valid);
+    return;
+  }
+  int nb = E * bits / 8, vb = (valid * bits + 7) / 8;
+  if (valid < E)
+    v = LLVMBuildSelect(g->ir.b, lane_mask(g, E, valid), v, LLVMConstNull(LLVMTypeOf(v)), "");
+  v = pack_bytes(g, v, bits, E);
+  LLVMValueRef byte = lyc_div_const(&g->ir, dof, 8 / bits, "byte");
+  LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &byte, 1, "");
+  if (vb == nb)
+    store(g, v, ptr);
+  else
+    masked_store(g, v, ptr, nb, vb);
+}
+
+static void contig_packed(Gen *g, const LycLoop *x, LLVMValueRef so, LLVMValueRef dof, bool split) {
+  int E = contig_chunk(g->p);
+  int64_t nchunks = x->n / E;
+  int rest = (int)(x->n % E);
+  if (g->p->src->elem == g->p->dst->elem) { /* whole bytes of one element type: memcpy */
+    int k = 8 / g->p->sbits;
+    LLVMValueRef lo, hi;
+    range(g, (x->n + k - 1) / k, split, &lo, &hi);
+    LLVMValueRef s0 = add(g, lyc_div_const(&g->ir, so, k, "byte"), lo), d0 = add(g, lyc_div_const(&g->ir, dof, k, "byte"), lo);
+    LLVMBuildMemCpy(g->ir.b, LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &d0, 1, ""), 1,
+                    LLVMBuildGEP2(g->ir.b, g->ir.i8, g->src, &s0, 1, ""), 1, LLVMBuildSub(g->ir.b, hi, lo, "len"));
+    return;
+  }
+  if (nchunks) {
+    LycLoopIR l;
+    LLVMValueRef c = open_loop(g, &l, nchunks, split, "chunk");
+    LLVMValueRef e = lyc_mul_const(&g->ir, c, E, "");
+    store_chunk(g, convert(g, load_chunk(g, add(g, so, e), E, E), E), add(g, dof, e), E, E);
+    lyc_loop_end(&g->ir, &l);
+  }
+  if (rest) {
+    LLVMBasicBlockRef done = split ? only_thread0(g) : NULL;
+    LLVMValueRef e = lyc_i64(&g->ir, nchunks * E);
+    store_chunk(g, convert(g, load_chunk(g, add(g, so, e), E, rest), E), add(g, dof, e), E, rest);
+    if (done) {
+      LLVMBuildBr(g->ir.b, done);
+      LLVMPositionBuilderAtEnd(g->ir.b, done);
+    }
+  }
 }
 
 /* Stores n destination elements v at element offset off (sub-byte: packed
