@@ -30,10 +30,13 @@ config.environment["LAYOUTC_FEW_ROW_RUNS"] = "1"
 # plans and IR are the same on every host, and test/codegen/gfni.test runs the GFNI kernels on
 # hosts that have the instructions (lit feature gfni).
 config.environment["LAYOUTC_GFNI"] = "0"
+# Conversions from 4-bit codes look them up with PSHUFB (lit feature ssse3; every x86-64-v2 host).
 try:
     with open("/proc/cpuinfo") as f:
-        if any(l.startswith("flags") and " gfni" in l.split(":", 1)[1] + " " for l in f):
-            config.available_features.add("gfni")
+        flags = next((l.split(":", 1)[1].split() for l in f if l.startswith("flags")), [])
+    for feature in ("gfni", "ssse3"):
+        if feature in flags:
+            config.available_features.add(feature)
 except OSError:
     pass
 

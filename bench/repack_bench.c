@@ -69,6 +69,10 @@ static const Case cases[] = {
      dnnl_f32, dnnl_f32, dnnl_abc, dnnl_cba, {0}, {0}},
     {"s8 nhwc -> f32 nchw 32x64x56x56", "tensor<32x64x56x56xi8, \"nhwc\">", "tensor<32x64x56x56xf32>", 4,
      {32, 64, 56, 56}, dnnl_s8, dnnl_f32, dnnl_acdb, dnnl_abcd, {0}, {0}},
+    {"f32 nchw -> s8 nhwc 32x64x56x56", "tensor<32x64x56x56xf32>", "tensor<32x64x56x56xi8, \"nhwc\">", 4,
+     {32, 64, 56, 56}, dnnl_f32, dnnl_s8, dnnl_abcd, dnnl_acdb, {0}, {0}},
+    {"f32 -> s8 nchw 32x64x56x56", "tensor<32x64x56x56xf32>", "tensor<32x64x56x56xi8>", 4, {32, 64, 56, 56}, dnnl_f32,
+     dnnl_s8, dnnl_abcd, dnnl_abcd, {0}, {0}},
     {"OIhw->OIhw16i16o f32 256x256x3x3", "tensor<256x256x3x3xf32>", "tensor<256x256x3x3xf32, \"OIhw16i16o\">", 4,
      {256, 256, 3, 3}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_ABcd16b16a, {0}, {0}},
     {"f32 -> f16 nchw 32x64x56x56", "tensor<32x64x56x56xf32>", "tensor<32x64x56x56xf16>", 4, {32, 64, 56, 56},
@@ -93,6 +97,9 @@ static const Case cases[] = {
     {"i4 9216x6144 -> (64,128)(8,1)", "tensor<9216x6144xi4>", "tensor<9216x6144xi4, tiled_layout<<0,1>,(64,128),(8,1)>>",
      0, {0}, dnnl_data_type_undef, dnnl_data_type_undef, dnnl_format_tag_undef, dnnl_format_tag_undef, {0}, {0}},
     {"i4 transpose 4096x4096", "tensor<4096x4096xi4>", "tensor<4096x4096xi4, tiled_layout<<1,0>>>", 0, {0},
+     dnnl_data_type_undef, dnnl_data_type_undef, dnnl_format_tag_undef, dnnl_format_tag_undef, {0}, {0}},
+    /* Int4 weights dequantized: packed pairs of nibbles unpacked, converted and stored. */
+    {"i4 -> bf16 4096x4096 (dequantize)", "tensor<4096x4096xi4>", "tensor<4096x4096xbf16>", 0, {0},
      dnnl_data_type_undef, dnnl_data_type_undef, dnnl_format_tag_undef, dnnl_format_tag_undef, {0}, {0}},
     /* Extents 32 does not divide: the last tiles of each side are partial (whole bytes still). */
     {"i4 transpose 4000x3000 (partial tiles)", "tensor<4000x3000xi4>", "tensor<4000x3000xi4, tiled_layout<<1,0>>>", 0,

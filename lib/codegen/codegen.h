@@ -120,6 +120,7 @@ typedef struct {
   bool resident;       /* both sides fit under the non-temporal threshold: stores stay cached */
   bool few_row_runs;   /* the target's: past the cache, sweeps of few rows take runs of Y blocks */
   bool gfni;           /* i1 bit tiles transpose with GF2P8AFFINEQB (repack.c's transpose_words) */
+  int lookup_bytes;    /* vector conversions look their codes up in tables this wide (lyc_emit_convert_lookup); 0: no */
 } LycPlan;
 
 /* Target facts the planner needs. */
@@ -129,12 +130,16 @@ typedef struct {
   int64_t write_window; /* bytes a source-order chunk of line copies writes in; 0: no chunks */
   bool few_row_runs;    /* past the cache, sweeps of at most 64 rows read them in runs of Y blocks */
   int gfni_bytes;       /* widest vector GF2P8AFFINEQB takes on the host (16, 32, 64); 0: none */
+  int pshufb_bytes;     /* widest vector PSHUFB takes on the host (16, 32, 64); 0: none */
 } LycTarget;
 
 /* Plans a checked pair with byte-sized elements. false on allocation failure. */
 bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const LycTarget *tgt);
 void lyc_plan_free(LycPlan *p);
 void lyc_plan_print(const LycPlan *p, LyBuf *out);
+/* Elements per chunk of a contiguous run with sub-byte elements on either
+ * side: 64 bytes of the narrower side, at most 1 KB of the wider. */
+int lyc_contig_chunk(const LycPlan *p);
 
 /* ===== IR emission (emit.c, repack.c) ====================================== */
 
@@ -186,6 +191,10 @@ void lyc_emit_repack_main(LLVMModuleRef m, const LycPlan *p, LLVMValueRef kernel
  * sub-byte elements as the low bits of i8) from one element type to another
  * with the interpreter's rules; returns the destination's storage bits. */
 LLVMValueRef lyc_emit_convert(LycIR *ir, LyElem from, LyElem to, LLVMValueRef v, int n);
+/* A source of at most 4 bits into one of at most 16 (codes in the low bits
+ * of n i8 lanes, n a multiple of 16) by table lookups of `width` bytes
+ * (PSHUFB: 16, 32 or 64). */
+LLVMValueRef lyc_emit_convert_lookup(LycIR *ir, LyElem from, LyElem to, LLVMValueRef v, int n, int width);
 
 /* Verifies m; an invalid module is an internal error, reported on d. */
 bool lyc_verify(LyDiagEngine *d, LLVMModuleRef m);

@@ -354,7 +354,11 @@ static LLVMValueRef int_to_float(LycIR *ir, LyElem from, LyElem to, LLVMValueRef
   /* Exact in f32 up to 24 bits; wider values that round here are past every
    * other 16-, 8-, 6- and 4-bit float's range, so the second rounding
    * cannot differ. */
-  return float_out(ir, from, to, uns ? LLVMBuildUIToFP(ir->b, x, f32, "") : LLVMBuildSIToFP(ir->b, x, f32, ""), n);
+  LLVMValueRef f = uns ? LLVMBuildUIToFP(ir->b, x, f32, "") : LLVMBuildSIToFP(ir->b, x, f32, "");
+  if (to == LY_ELEM_BF16 && lyElemGetBits(from) <= 8) /* at most 8 significant bits: exact, the top half */
+    return LLVMBuildTrunc(ir->b, LLVMBuildLShr(ir->b, LLVMBuildBitCast(ir->b, f, vt(ir->i32, n), ""), kint(ir->i32, 16, n), ""),
+                          vt(ir->i16, n), "bf16");
+  return float_out(ir, from, to, f, n);
 }
 
 /* The value of f16 bits as an f32, in integer operations (NaNs stay NaNs,
@@ -455,3 +459,57 @@ LLVMValueRef lyc_emit_convert(LycIR *ir, LyElem from, LyElem to, LLVMValueRef v,
   im = LLVMBuildZExt(ir->b, convert_real(ir, fc, tc, im, n), th, "");
   return LLVMBuildOr(ir->b, re, LLVMBuildShl(ir->b, im, kint(int_of(ir, 2 * tb), (uint64_t)tb, n), ""), "");
 }
+
+/* A conversion from a source of at most 4 bits (16 codes) into one of at
+ * most 16 as a table lookup with PSHUFB (SSSE3, AVX2, AVX512BW forms of
+ * `width` bytes): the table is the interpreter's conversion of each code
+ * (lyc_convert), so the two agree by construction; a 16-bit result looks
+ * its low and high bytes up in two tables and interleaves them. v holds
+ * the codes in the low bits of n i8 lanes, the rest zero. Against the
+ * arithmetic path (decode, convert, encode), i4 -> bf16 dequantisation
+ * 38 GB/s compute-bound in the cache -> see docs/codegen.md. */
+LLVMValueRef lyc_emit_convert_lookup(LycIR *ir, LyElem from, LyElem to, LLVMValueRef v, int n, int width) {
+  LLVMBuilderRef b = ir->b;
+  int codes = 1 << lyElemGetBits(from), db = lyElemGetBits(to) > 8 ? 2 : 1;
+  while (width > n)
+    width /= 2;
+  LY_ASSERT(n % width == 0 && width >= 16 && n <= 512);
+  LLVMValueRef tab[2][64], m[512];
+  for (int l = 0; l < width; l++) {
+    uint64_t r = l % 16 < codes ? lyc_convert(from, to, (uint64_t)(l % 16)) : 0;
+    for (int k = 0; k < 2; k++)
+      tab[k][l] = LLVMConstInt(ir->i8, (r >> (8 * k)) & 0xff, 0);
+  }
+  const char *name = width == 16 ? "llvm.x86.ssse3.pshuf.b.128" : width == 32 ? "llvm.x86.avx2.pshuf.b" : "llvm.x86.avx512.pshuf.b.512";
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(ir->m, LLVMLookupIntrinsicID(name, strlen(name)), NULL, 0);
+  LLVMTypeRef fty = LLVMGlobalGetValueType(fn);
+  LLVMValueRef parts[32];
+  int np = n / width;
+  for (int q = 0; q < np; q++) {
+    for (int l = 0; l < width; l++)
+      m[l] = LLVMConstInt(ir->i32, (unsigned)(q * width + l), 0);
+    LLVMValueRef piece = np == 1 ? v : LLVMBuildShuffleVector(b, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(m, (unsigned)width), "codes");
+    LLVMValueRef lo, hi;
+    LLVMValueRef a0[] = {LLVMConstVector(tab[0], (unsigned)width), piece};
+    lo = LLVMBuildCall2(b, fty, fn, a0, 2, "lut");
+    if (db == 1) {
+      parts[q] = lo;
+      continue;
+    }
+    LLVMValueRef a1[] = {LLVMConstVector(tab[1], (unsigned)width), piece};
+    hi = LLVMBuildCall2(b, fty, fn, a1, 2, "lut");
+    for (int l = 0; l < 2 * width; l++)
+      m[l] = LLVMConstInt(ir->i32, (unsigned)(l / 2 + (l % 2 ? width : 0)), 0);
+    parts[q] = LLVMBuildBitCast(b, LLVMBuildShuffleVector(b, lo, hi, LLVMConstVector(m, (unsigned)(2 * width)), ""),
+                                vt(ir->i16, width), "");
+  }
+  for (int w = np; w > 1; w /= 2) { /* concatenate pairwise */
+    int len = n / w;
+    for (int l = 0; l < 2 * len; l++)
+      m[l] = LLVMConstInt(ir->i32, (unsigned)l, 0);
+    for (int i = 0; i < w / 2; i++)
+      parts[i] = LLVMBuildShuffleVector(b, parts[2 * i], parts[2 * i + 1], LLVMConstVector(m, (unsigned)(2 * len)), "");
+  }
+  return parts[0];
+}
+

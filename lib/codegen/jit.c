@@ -205,6 +205,9 @@ void lyc_host_target(LycTarget *t) {
   const char *gv = getenv("LAYOUTC_GFNI");
   bool gfni = has_feature(f, "gfni") && !(gv && !strcmp(gv, "0"));
   t->gfni_bytes = !gfni ? 0 : has_feature(f, "avx512bw") ? 64 : has_feature(f, "avx") ? 32 : 16;
+  /* Conversions from 4-bit (or narrower) codes look them up with PSHUFB
+   * (convert.c's lyc_emit_convert_lookup) at any width the host has it. */
+  t->pshufb_bytes = !has_feature(f, "ssse3") ? 0 : has_feature(f, "avx512bw") ? 64 : has_feature(f, "avx2") ? 32 : 16;
 }
 
 /* A target machine for the host CPU and its features, at O3. */
@@ -421,9 +424,11 @@ static bool needs_vectorizer(const LycPlan *p) {
  * planner and the emitter read (the two types, the target facts, the
  * variant), so a hit need not emit the IR at all. */
 static bool repack_recipe(LyBuf *b, const LycPlan *p, const LycTarget *tgt, bool nt) {
-  ly_buf_printf(b, "repack %s\nvector_bytes %d\nnt_threshold %lld\nwrite_window %lld\nfew_row_runs %d\ngfni_bytes %d\n",
+  ly_buf_printf(b,
+                "repack %s\nvector_bytes %d\nnt_threshold %lld\nwrite_window %lld\nfew_row_runs %d\ngfni_bytes %d\n"
+                "pshufb_bytes %d\n",
                 nt ? "nt" : "plain", tgt->vector_bytes, (long long)tgt->nt_threshold, (long long)tgt->write_window,
-                tgt->few_row_runs, tgt->gfni_bytes);
+                tgt->few_row_runs, tgt->gfni_bytes, tgt->pshufb_bytes);
   lyd_serialize(p->src, b);
   lyd_serialize(p->dst, b);
   return !b->oom;

@@ -504,6 +504,22 @@ static bool contig_bytes(const LycNest *x, int sbits, int dbits) {
   return true;
 }
 
+int lyc_contig_chunk(const LycPlan *p) {
+  int lo = p->sbits < p->dbits ? p->sbits : p->dbits, hi = p->sbits < p->dbits ? p->dbits : p->sbits;
+  int e = 512 / lo;
+  return e * hi > 8192 ? 8192 / hi : e;
+}
+
+/* Whether a packed contiguous nest's full chunks are whole destination
+ * lines starting on a line when the destination does (the offsets' gcd),
+ * so the non-temporal variant stores them past the cache. */
+static bool contig_packed_aligned(const LycNest *x, const LycPlan *p) {
+  int64_t g = x->dst_base;
+  for (int i = 0; i < x->nloops - 1; i++)
+    g = ly_gcd(g, x->loops[i].ds);
+  return ((int64_t)lyc_contig_chunk(p) * p->dbits) % (LINE_BYTES * 8) == 0 && (g * p->dbits) % (LINE_BYTES * 8) == 0;
+}
+
 static void shape_nest(LycNest *x, const LycPlan *p, bool same) {
   int V = p->vlen, sbits = p->sbits, dbits = p->dbits;
   int sbytes = sbits < 8 ? 1 : sbits / 8, dbytes = dbits < 8 ? 1 : dbits / 8;
@@ -527,6 +543,7 @@ static void shape_nest(LycNest *x, const LycPlan *p, bool same) {
   else if (last->ss == 1 && last->ds == 1 && contig_bytes(x, sbits, dbits)) {
     x->inner = LYC_INNER_CONTIG;
     x->packed = true;
+    x->aligned = contig_packed_aligned(x, p);
   }
   else if (V >= 2 && try_zip(x, V)) {
     if (sub && !whole_bytes(x, V, sbits, dbits)) { /* sub-byte elements otherwise: scalar loops */
@@ -894,6 +911,9 @@ bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const Ly
     p->vlen = most;
   p->few_row_runs = tgt->few_row_runs;
   p->gfni = p->sbits == 1 && p->dbits == 1 && p->vlen <= tgt->gfni_bytes; /* vlen bytes per bit tile */
+  bool real = lyElemGetKind(src->elem) != LY_ELEM_KIND_COMPLEX && lyElemGetKind(dst->elem) != LY_ELEM_KIND_COMPLEX;
+  if (real && src->elem != dst->elem && p->sbits <= 4 && p->dbits <= 16) /* 16 codes at most: tables */
+    p->lookup_bytes = tgt->pshufb_bytes < tgt->vector_bytes ? tgt->pshufb_bytes : tgt->vector_bytes;
   int64_t numel = 1;
   for (int d = 0; d < dst->rank; d++)
     numel *= dst->dims[d];
@@ -917,7 +937,7 @@ bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const Ly
         p->nt = p->nt || (p->nests[i].inner != LYC_INNER_SCALAR && p->nests[i].aligned);
       p->nt = p->nt && !p->resident;
       for (int i = 0; i < p->nnests; i++)
-        if (p->nests[i].inner == LYC_INNER_CONTIG && p->nests[i].aligned)
+        if (p->nests[i].inner == LYC_INNER_CONTIG && p->nests[i].aligned && !p->nests[i].packed)
           order_line_runs(&p->nests[i], p->dbytes, p->nt ? tgt->write_window : 0);
       return true;
     }
@@ -969,7 +989,8 @@ void lyc_plan_print(const LycPlan *p, LyBuf *out) {
     npacked += p->nests[i].packed;
   bool sub = p->sbits < 8 || p->dbits < 8, all_packed = p->kind == LYC_PLAN_NESTS && p->nnests && npacked == p->nnests;
   if (p->kind == LYC_PLAN_NESTS && p->nnests && (!sub || npacked))
-    ly_buf_printf(out, "vector %d%s\n", p->vlen, p->nt ? ", non-temporal stores when dst is 64-byte aligned" : "");
+    ly_buf_printf(out, "vector %d%s%s\n", p->vlen, p->nt ? ", non-temporal stores when dst is 64-byte aligned" : "",
+                  p->lookup_bytes ? ", codes looked up in tables" : "");
   if (sub && !all_packed)
     ly_buf_puts(out, "packed elements: scalar loops, one thread writes\n");
   for (int i = 0; i < p->nnests; i++)

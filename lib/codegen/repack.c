@@ -28,6 +28,8 @@ static LLVMTypeRef vec(LLVMTypeRef t, int n) { return n ? LLVMVectorType(t, (uns
 
 /* Source-element bits (iN or <n x iN>) to destination-element bits. */
 static LLVMValueRef convert(Gen *g, LLVMValueRef v, int n) {
+  if (g->p->lookup_bytes && n >= 16 && n % 16 == 0)
+    return lyc_emit_convert_lookup(&g->ir, g->p->src->elem, g->p->dst->elem, v, n, g->p->lookup_bytes);
   return lyc_emit_convert(&g->ir, g->p->src->elem, g->p->dst->elem, v, n);
 }
 
@@ -171,11 +173,11 @@ static void contig_lines(Gen *g, const LycLoop *x, LLVMValueRef so, LLVMValueRef
   lyc_loop_end(&g->ir, &l);
 }
 
-static void contig_packed(Gen *g, const LycLoop *x, LLVMValueRef so, LLVMValueRef dof, bool split);
+static void contig_packed(Gen *g, const LycNest *nest, const LycLoop *x, LLVMValueRef so, LLVMValueRef dof, bool split);
 
 static void inner_contig(Gen *g, const LycNest *nest, const LycLoop *x, LLVMValueRef so, LLVMValueRef dof, bool split) {
   if (nest->packed) {
-    contig_packed(g, x, so, dof, split);
+    contig_packed(g, nest, x, so, dof, split);
     return;
   }
   if (g->nt && nest->aligned) {
@@ -524,13 +526,9 @@ static LLVMValueRef pack_bytes(Gen *g, LLVMValueRef v, int bits, int n) {
  * stored; threads share the chunks. The last, partial chunk loads and
  * stores only its bytes (masked), with zero in the lanes past the run, so
  * the bits of the destination's last byte that no element holds stay zero.
- * Before, such runs took scalar loops: i4 -> i8 1000x1000 5.4 GB/s. */
-static int contig_chunk(const LycPlan *p) {
-  int lo = p->sbits < p->dbits ? p->sbits : p->dbits, hi = p->sbits < p->dbits ? p->dbits : p->sbits;
-  int e = 512 / lo;
-  return e * hi > 8192 ? 8192 / hi : e;
-}
-
+ * Past the cache, full chunks of whole lines on lines are stored past it
+ * (plan: contig aligned bytes). Before, such runs took scalar loops: i4 ->
+ * i8 1000x1000 5.4 GB/s. */
 /* E source elements from element offset so (sub-byte: so a multiple of the
  * elements per byte), one per lane; only the first `valid` are read. */
 static LLVMValueRef load_chunk(Gen *g, LLVMValueRef so, int E, int valid) {
@@ -547,14 +545,31 @@ static LLVMValueRef load_chunk(Gen *g, LLVMValueRef so, int E, int valid) {
   return unpack_bytes(g, vb == nb ? load(g, bt, ptr) : masked_load(g, bt, ptr, nb, vb), bits, E);
 }
 
+/* Stores v (n lanes, `bytes` bytes, a multiple of 64) at ptr, a line at a
+ * time past the cache; ptr is on a line. */
+static void store_lines_nt(Gen *g, LLVMValueRef v, int n, int bytes, LLVMValueRef ptr) {
+  int per = n * 64 / bytes;
+  LLVMValueRef m[64];
+  for (int q = 0; q < bytes / 64; q++) {
+    for (int l = 0; l < per; l++)
+      m[l] = LLVMConstInt(g->ir.i32, (unsigned)(q * per + l), 0);
+    LLVMValueRef piece = per == n ? v : LLVMBuildShuffleVector(g->ir.b, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(m, (unsigned)per), "line");
+    LLVMValueRef off = lyc_i64(&g->ir, (int64_t)q * 64);
+    store_nt(g, piece, LLVMBuildGEP2(g->ir.b, g->ir.i8, ptr, &off, 1, ""), 64);
+  }
+}
+
 /* Stores the first `valid` of E destination elements v at element offset
  * dof (sub-byte: packed; dof a multiple of the elements per byte, the lanes
- * past `valid` zeroed so a partial last byte gets zero bits). */
-static void store_chunk(Gen *g, LLVMValueRef v, LLVMValueRef dof, int E, int valid) {
+ * past `valid` zeroed so a partial last byte gets zero bits); a full chunk
+ * past the cache when nt (its bytes are whole lines, on a line). */
+static void store_chunk(Gen *g, LLVMValueRef v, LLVMValueRef dof, int E, int valid, bool nt) {
   int bits = g->p->dbits;
   if (bits >= 8) {
     LLVMValueRef ptr = at(g, g->dst, dof, g->p->dbytes);
-    if (valid == E)
+    if (valid == E && nt)
+      store_lines_nt(g, v, E, E * g->p->dbytes, ptr);
+    else if (valid == E)
       store(g, v, ptr);
     else
       masked_store(g, v, ptr, E, valid);
@@ -566,14 +581,17 @@ static void store_chunk(Gen *g, LLVMValueRef v, LLVMValueRef dof, int E, int val
   v = pack_bytes(g, v, bits, E);
   LLVMValueRef byte = lyc_div_const(&g->ir, dof, 8 / bits, "byte");
   LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &byte, 1, "");
-  if (vb == nb)
+  if (vb == nb && nt)
+    store_lines_nt(g, v, nb, nb, ptr);
+  else if (vb == nb)
     store(g, v, ptr);
   else
     masked_store(g, v, ptr, nb, vb);
 }
 
-static void contig_packed(Gen *g, const LycLoop *x, LLVMValueRef so, LLVMValueRef dof, bool split) {
-  int E = contig_chunk(g->p);
+static void contig_packed(Gen *g, const LycNest *nest, const LycLoop *x, LLVMValueRef so, LLVMValueRef dof, bool split) {
+  int E = lyc_contig_chunk(g->p);
+  bool nt = g->nt && nest->aligned;
   int64_t nchunks = x->n / E;
   int rest = (int)(x->n % E);
   if (g->p->src->elem == g->p->dst->elem) { /* whole bytes of one element type: memcpy */
@@ -589,13 +607,13 @@ static void contig_packed(Gen *g, const LycLoop *x, LLVMValueRef so, LLVMValueRe
     LycLoopIR l;
     LLVMValueRef c = open_loop(g, &l, nchunks, split, "chunk");
     LLVMValueRef e = lyc_mul_const(&g->ir, c, E, "");
-    store_chunk(g, convert(g, load_chunk(g, add(g, so, e), E, E), E), add(g, dof, e), E, E);
+    store_chunk(g, convert(g, load_chunk(g, add(g, so, e), E, E), E), add(g, dof, e), E, E, nt);
     lyc_loop_end(&g->ir, &l);
   }
   if (rest) {
     LLVMBasicBlockRef done = split ? only_thread0(g) : NULL;
     LLVMValueRef e = lyc_i64(&g->ir, nchunks * E);
-    store_chunk(g, convert(g, load_chunk(g, add(g, so, e), E, rest), E), add(g, dof, e), E, rest);
+    store_chunk(g, convert(g, load_chunk(g, add(g, so, e), E, rest), E), add(g, dof, e), E, rest, false);
     if (done) {
       LLVMBuildBr(g->ir.b, done);
       LLVMPositionBuilderAtEnd(g->ir.b, done);
