@@ -157,19 +157,23 @@ static LLVMBasicBlockRef only_thread0(Gen *g) {
 
 /* ===== Inner forms =============================================================== */
 
+static LLVMValueRef concat_all(Gen *g, LLVMValueRef *q, int k, int n);
+
 /* A contiguous run of whole destination lines (the planner's `aligned`) in
  * the non-temporal variant: vectors loaded, converted and stored past the
- * cache, line by line; threads share it in lines. */
+ * cache, line by line, one store a line (f32 -> s8 had four 16-byte ones);
+ * threads share it in lines. */
 static void contig_lines(Gen *g, const LycLoop *x, LLVMValueRef so, LLVMValueRef dof, bool split) {
   int V = g->p->vlen, line = 64 / g->p->dbytes;
   LycLoopIR l;
   LLVMValueRef b = open_loop(g, &l, x->n / line, split, "line");
-  LLVMValueRef e0 = lyc_mul_const(&g->ir, b, line, "");
+  LLVMValueRef e0 = lyc_mul_const(&g->ir, b, line, ""), parts[64];
+  int np = 0;
   for (int j = 0; j < line; j += V) {
     LLVMValueRef e = add(g, e0, lyc_i64(&g->ir, j));
-    LLVMValueRef v = convert(g, load(g, vec(g->st, V), at(g, g->src, add(g, so, e), g->p->sbytes)), V);
-    store_nt(g, v, at(g, g->dst, add(g, dof, e), g->p->dbytes), (unsigned)(V * g->p->dbytes));
+    parts[np++] = convert(g, load(g, vec(g->st, V), at(g, g->src, add(g, so, e), g->p->sbytes)), V);
   }
+  store_nt(g, concat_all(g, parts, np, V), at(g, g->dst, add(g, dof, e0), g->p->dbytes), 64); /* one store a line */
   lyc_loop_end(&g->ir, &l);
 }
 
@@ -715,7 +719,8 @@ static void deinterleave_tile(Gen *g, int yv, LLVMValueRef so, LLVMValueRef *out
 
 /* The concatenation of k vectors of n lanes each (k a power of two). */
 static LLVMValueRef concat_all(Gen *g, LLVMValueRef *q, int k, int n) {
-  LLVMValueRef cat[8], m[64];
+  LLVMValueRef cat[64], m[64];
+  LY_ASSERT(k <= 64 && k * n <= 64);
   int len = n;
   memcpy(cat, q, k * sizeof *q);
   for (int w = k; w > 1; w /= 2, len *= 2) { /* concatenate pairwise */
