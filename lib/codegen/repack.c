@@ -533,20 +533,25 @@ static LLVMValueRef pack_bytes(Gen *g, LLVMValueRef v, int bits, int n) {
  * Past the cache, full chunks of whole lines on lines are stored past it
  * (plan: contig aligned bytes). Before, such runs took scalar loops: i4 ->
  * i8 1000x1000 5.4 GB/s. */
-/* E source elements from element offset so (sub-byte: so a multiple of the
- * elements per byte), one per lane; only the first `valid` are read. */
-static LLVMValueRef load_chunk(Gen *g, LLVMValueRef so, int E, int valid) {
-  int bits = g->p->sbits;
-  if (bits >= 8) {
-    LLVMTypeRef vt = vec(g->st, E);
-    LLVMValueRef ptr = at(g, g->src, so, g->p->sbytes);
-    return valid == E ? load(g, vt, ptr) : masked_load(g, vt, ptr, E, valid);
-  }
-  int nb = E * bits / 8, vb = (valid * bits + 7) / 8;
+/* V sub-byte source elements from element offset so (a multiple of the
+ * elements per byte), one per i8 lane; only the bytes of the first `valid`
+ * are read (a last byte they share with later elements whole). */
+static LLVMValueRef load_unpacked(Gen *g, LLVMValueRef so, int V, int valid) {
+  int bits = g->p->sbits, nb = V * bits / 8, vb = (valid * bits + 7) / 8;
   LLVMValueRef byte = lyc_div_const(&g->ir, so, 8 / bits, "byte");
   LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->src, &byte, 1, "");
   LLVMTypeRef bt = vec(g->ir.i8, nb);
-  return unpack_bytes(g, vb == nb ? load(g, bt, ptr) : masked_load(g, bt, ptr, nb, vb), bits, E);
+  return unpack_bytes(g, vb == nb ? load(g, bt, ptr) : masked_load(g, bt, ptr, nb, vb), bits, V);
+}
+
+/* E source elements from element offset so (sub-byte: so a multiple of the
+ * elements per byte), one per lane; only the first `valid` are read. */
+static LLVMValueRef load_chunk(Gen *g, LLVMValueRef so, int E, int valid) {
+  if (g->p->sbits < 8)
+    return load_unpacked(g, so, E, valid);
+  LLVMTypeRef vt = vec(g->st, E);
+  LLVMValueRef ptr = at(g, g->src, so, g->p->sbytes);
+  return valid == E ? load(g, vt, ptr) : masked_load(g, vt, ptr, E, valid);
 }
 
 /* Stores v (n lanes, `bytes` bytes, a multiple of 64) at ptr, a line at a
@@ -647,14 +652,10 @@ static void store_packed(Gen *g, const LycNest *x, LLVMValueRef *out, Tile t, LL
   for (int j = 0; j * V < total; j++) {
     LLVMValueRef v = t.width == t.xt ? out[j] : packed_vector(g, out, t.xt, t, V, j);
     LLVMValueRef off = add(g, dof, lyc_i64(&g->ir, (int64_t)j * V));
-    int count = total - j * V < V ? total - j * V : V, bits = g->p->dbits;
-    if (count < V && bits < 8) { /* a whole-byte tile's last Y block: count fills bytes */
-      LLVMValueRef byte = lyc_div_const(&g->ir, off, 8 / bits, "byte");
-      LY_ASSERT(count % (8 / bits) == 0);
-      masked_store(g, pack_bytes(g, v, bits, V), LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &byte, 1, ""), V * bits / 8,
-                   count * bits / 8);
-    } else if (count < V)
-      masked_store(g, v, at(g, g->dst, off, g->p->dbytes), V, count);
+    int count = total - j * V < V ? total - j * V : V;
+    LY_ASSERT(g->p->dbits >= 8 || count % (8 / g->p->dbits) == 0);
+    if (count < V) /* the last Y block of a partial tile (sub-byte: count fills bytes) */
+      store_chunk(g, v, off, V, count, false);
     else
       store_run(g, v, off, V, full && g->nt && x->aligned);
   }
@@ -782,18 +783,6 @@ static bool narrow_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
   return true;
 }
 
-/* V sub-byte source elements from element offset so (a multiple of the
- * elements per byte), one per i8 lane; only the first `valid` (a multiple
- * of the elements per byte) are read, the rest are zero. */
-static LLVMValueRef load_unpacked(Gen *g, LLVMValueRef so, int V, int valid) {
-  int bits = g->p->sbits, nb = V * bits / 8;
-  LLVMValueRef byte = lyc_div_const(&g->ir, so, 8 / bits, "byte");
-  LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->src, &byte, 1, "");
-  LLVMTypeRef bt = vec(g->ir.i8, nb);
-  LY_ASSERT(valid % (8 / bits) == 0);
-  return unpack_bytes(g, valid == V ? load(g, bt, ptr) : masked_load(g, bt, ptr, nb, valid * bits / 8), bits, V);
-}
-
 /* The converted result vectors of one tile (X rows from so): out[k] holds
  * destination-contiguous runs of xt elements, V/xt Y positions each. */
 static void tile_vectors(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef *out) {
@@ -814,6 +803,7 @@ static void tile_vectors(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVM
       LLVMValueRef ptr = at(g, g->src, add(g, so, lyc_i64(&g->ir, r * X->ss)), g->p->sbytes);
       if (x->prefetch && t.yv == V)
         prefetch(g, ptr, x->prefetch);
+      LY_ASSERT(g->p->sbits >= 8 || t.yv % (8 / g->p->sbits) == 0); /* whole bytes (whole_bytes) */
       out[r] = g->p->sbits < 8 ? load_unpacked(g, add(g, so, lyc_i64(&g->ir, r * X->ss)), V, t.yv)
                : t.yv == V ? load(g, vt, ptr) : masked_load(g, vt, ptr, V, t.yv);
     }
