@@ -93,7 +93,8 @@ typedef struct {
   /* LYC_INNER_ZIP: destination padding elements after the X rows of each Y
    * position, written as zero by the tile itself (X.n + xpad <= V). */
   int xpad;
-  /* LYC_INNER_ZIP: bytes ahead along each source row to prefetch (0: none). */
+  /* LYC_INNER_ZIP: bytes ahead along each source row to prefetch; LYC_INNER_CONTIG
+   * (aligned, not packed): bytes ahead along the run (0: none). */
   int prefetch;
   /* LYC_INNER_CONTIG: the loops go in source order (read one stream, write
    * a few or within a window) rather than destination order. */

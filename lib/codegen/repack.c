@@ -158,17 +158,21 @@ static LLVMBasicBlockRef only_thread0(Gen *g) {
 /* ===== Inner forms =============================================================== */
 
 static LLVMValueRef concat_all(Gen *g, LLVMValueRef *q, int k, int n);
+static void prefetch(Gen *g, LLVMValueRef ptr, int ahead);
 
 /* A contiguous run of whole destination lines (the planner's `aligned`) in
  * the non-temporal variant: vectors loaded, converted and stored past the
  * cache, line by line, one store a line (f32 -> s8 had four 16-byte ones);
- * threads share it in lines. */
-static void contig_lines(Gen *g, const LycLoop *x, LLVMValueRef so, LLVMValueRef dof, bool split) {
+ * threads share it in lines. With ahead, each source line of a destination
+ * line is prefetched that many bytes ahead. */
+static void contig_lines(Gen *g, const LycLoop *x, int ahead, LLVMValueRef so, LLVMValueRef dof, bool split) {
   int V = g->p->vlen, line = 64 / g->p->dbytes;
   LycLoopIR l;
   LLVMValueRef b = open_loop(g, &l, x->n / line, split, "line");
   LLVMValueRef e0 = lyc_mul_const(&g->ir, b, line, ""), parts[64];
   int np = 0;
+  for (int q = 0; ahead && q < line * g->p->sbytes; q += 64)
+    prefetch(g, at(g, g->src, add(g, so, e0), g->p->sbytes), ahead + q);
   for (int j = 0; j < line; j += V) {
     LLVMValueRef e = add(g, e0, lyc_i64(&g->ir, j));
     parts[np++] = convert(g, load(g, vec(g->st, V), at(g, g->src, add(g, so, e), g->p->sbytes)), V);
@@ -185,7 +189,7 @@ static void inner_contig(Gen *g, const LycNest *nest, const LycLoop *x, LLVMValu
     return;
   }
   if (g->nt && nest->aligned) {
-    contig_lines(g, x, so, dof, split);
+    contig_lines(g, x, nest->prefetch, so, dof, split);
     return;
   }
   if (g->p->src->elem == g->p->dst->elem) { /* one memcpy of this thread's share */
