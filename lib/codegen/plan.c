@@ -333,6 +333,36 @@ static bool group_sweeps(const LycNest *x, int V, int sbytes, const LycPlan *p) 
          X->n > group && X->n % group == 0 && group * X->ss * sbytes <= GROUP_SWEEP_BYTES;
 }
 
+/* Past the cache, source rows far apart (256 bytes to 16 KB, and not
+ * swept a group at a time: group_sweeps) transposed into destination rows
+ * less than a page apart (nchw -> nhwc: the rows are channel planes, the
+ * destination rows pixels) are swept 64 at a time once there are 128 or
+ * more: fewer source streams at once, each destination row still written
+ * a whole line or more a sweep. On an AVX-512 Zen 5, interleaved against
+ * sweeps of all the rows (up to 512): nchw -> nhwc f32 32x128x56x56 29.9
+ * -> 43.2 GB/s, 8x512x56x56 31.8 -> 44.9, i8 32x128x56x56 46.6 -> 52.8,
+ * bf16 16x128x56x56 57.6 -> 63.6. Rows a page apart are mixed (f32
+ * 8x1024x28x28 40.2 -> 49.7, but i8 4096x4096 and 4096x3000 transposed
+ * 20.6 -> 20.0 and 24.3 -> 23.6), so they keep their sweeps. Sweeps of 32
+ * rows were worse for bf16 and mixed for f32; with 64 rows in all (64
+ * channels) 32-row sweeps measured 47 -> 58 in one run and 85 -> 76 in
+ * another, so those keep one sweep; destination rows far apart (8192x8192:
+ * 28 -> 23 with 64-row sweeps) keep the super-blocks below, and so do
+ * longer source rows (1024x8192 transposed, 32 KB rows: 33 -> 31;
+ * 1000x8192 18.3 -> 15.2) and rows a multiple of 4 KB apart (rows_alias:
+ * 1024x4096, 48.4 -> 47.2; 1024x3000, 12000-byte rows, 56.1 -> 59.4). */
+#define FAR_SWEEP_ROWS 64
+
+static bool far_sweeps(const LycNest *x, int V, int sbytes, int dbytes, const LycPlan *p) {
+  const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
+  int64_t row_bytes = X->ss * sbytes, group = (int64_t)V * (x->xg > 1 ? x->xg : 1);
+  int64_t dst_row_bytes = (Y->ds < 0 ? -Y->ds : Y->ds) * dbytes;
+  if (row_bytes < 0)
+    row_bytes = -row_bytes;
+  return !p->resident && !x->packed && x->ny == 1 && row_bytes > 256 && row_bytes <= 16384 &&
+         !rows_alias(x, V, sbytes, dbytes) && dst_row_bytes < 4096 && X->n >= 2 * FAR_SWEEP_ROWS && FAR_SWEEP_ROWS % group == 0;
+}
+
 static int64_t x_super_block(const LycNest *x, int V, int sbytes, int dbytes) {
   const LycLoop *X = &x->loops[x->nloops - 1];
   int64_t step = (int64_t)V * (X->n % ((int64_t)V * x->xg) ? 1 : x->xg);
@@ -594,7 +624,9 @@ static void shape_nest(LycNest *x, const LycPlan *p, bool same) {
     x->xg = x_line_group(x, V, dbits);
     x->aligned = zip_aligned(x, V, dbits);
     bool sweeps = group_sweeps(x, V, sbytes, p);
-    x->xsuper = sweeps ? (int64_t)V * x->xg : x_super_block(x, V, sbytes, dbytes);
+    x->xsuper = sweeps                                  ? (int64_t)V * x->xg
+                : far_sweeps(x, V, sbytes, dbytes, p) ? FAR_SWEEP_ROWS
+                                                      : x_super_block(x, V, sbytes, dbytes);
     x->ym = bit_row_run(x, V, sbits);
     x->wide_bits = x->ym > 0;
     if (!x->ym)
