@@ -360,7 +360,8 @@ static bool far_sweeps(const LycNest *x, int V, int sbytes, int dbytes, const Ly
   if (row_bytes < 0)
     row_bytes = -row_bytes;
   return !p->resident && !x->packed && x->ny == 1 && row_bytes > 256 && row_bytes <= 16384 &&
-         !rows_alias(x, V, sbytes, dbytes) && dst_row_bytes < 4096 && X->n >= 2 * FAR_SWEEP_ROWS && FAR_SWEEP_ROWS % group == 0;
+         !rows_alias(x, V, sbytes, dbytes) && dst_row_bytes < 4096 && X->n >= 2 * FAR_SWEEP_ROWS &&
+         FAR_SWEEP_ROWS % group == 0;
 }
 
 static int64_t x_super_block(const LycNest *x, int V, int sbytes, int dbytes) {
@@ -549,7 +550,8 @@ static bool contig_aligned(const LycNest *x, int V, int dbytes) {
 
 static int contig_prefetch(const LycNest *x, const LycPlan *p) {
   const LycLoop *X = &x->loops[x->nloops - 1];
-  return !p->resident && x->aligned && p->sbytes > p->dbytes && X->n * p->sbytes >= 2 * CONTIG_PREFETCH ? CONTIG_PREFETCH : 0;
+  bool narrows = p->sbytes > p->dbytes && X->n * p->sbytes >= 2 * CONTIG_PREFETCH;
+  return !p->resident && x->aligned && narrows ? CONTIG_PREFETCH : 0;
 }
 
 /* Whether a run contiguous on both sides with sub-byte elements on either
