@@ -314,6 +314,9 @@ static bool zip_aligned(const LycNest *x, int V, int dbits) {
 
 static bool rows_alias(const LycNest *x, int V, int sbytes, int dbytes);
 
+/* X rows one tile group transposes: xg chunks of V. */
+static int64_t group_rows(const LycNest *x, int V) { return (int64_t)V * (x->xg > 1 ? x->xg : 1); }
+
 /* Past the cache, source rows that follow each other (X's stride is Y's
  * extent: nhwc -> nchw, the rows are pixels and Y their channels) of at
  * least 4 lines each are swept one tile group at a time when the group's
@@ -328,7 +331,7 @@ static bool rows_alias(const LycNest *x, int V, int sbytes, int dbytes);
 
 static bool group_sweeps(const LycNest *x, int V, int sbytes, const LycPlan *p) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
-  int64_t group = (int64_t)V * (x->xg > 1 ? x->xg : 1);
+  int64_t group = group_rows(x, V);
   return !p->resident && !x->packed && x->ny == 1 && X->ss == Y->n && X->ss * sbytes >= 4 * LINE_BYTES &&
          X->n > group && X->n % group == 0 && group * X->ss * sbytes <= GROUP_SWEEP_BYTES;
 }
@@ -355,7 +358,7 @@ static bool group_sweeps(const LycNest *x, int V, int sbytes, const LycPlan *p) 
 
 static bool far_sweeps(const LycNest *x, int V, int sbytes, int dbytes, const LycPlan *p) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
-  int64_t row_bytes = X->ss * sbytes, group = (int64_t)V * (x->xg > 1 ? x->xg : 1);
+  int64_t row_bytes = X->ss * sbytes, group = group_rows(x, V);
   int64_t dst_row_bytes = (Y->ds < 0 ? -Y->ds : Y->ds) * dbytes;
   if (row_bytes < 0)
     row_bytes = -row_bytes;
@@ -481,7 +484,7 @@ static int row_prefetch(const LycNest *x, int V, int sbits, int dbytes) {
   int64_t row_bytes = X->ss * sbits / 8, rows = X->n < V ? X->n : V;
   if (rows <= 4)
     return row_bytes >= 1024 || row_bytes <= -1024 ? 1024 : 0;
-  int64_t group = (int64_t)V * (x->xg > 1 ? x->xg : 1);
+  int64_t group = group_rows(x, V);
   if (row_bytes > 0 && row_bytes <= 256 && X->n > group) /* the rows are one forward stream */
     return (int)(group * row_bytes);
   int64_t run = (int64_t)x->ym * V;
@@ -626,7 +629,7 @@ static void shape_nest(LycNest *x, const LycPlan *p, bool same) {
     x->xg = x_line_group(x, V, dbits);
     x->aligned = zip_aligned(x, V, dbits);
     bool sweeps = group_sweeps(x, V, sbytes, p);
-    x->xsuper = sweeps                                  ? (int64_t)V * x->xg
+    x->xsuper = sweeps                                  ? group_rows(x, V)
                 : far_sweeps(x, V, sbytes, dbytes, p) ? FAR_SWEEP_ROWS
                                                       : x_super_block(x, V, sbytes, dbytes);
     x->ym = bit_row_run(x, V, sbits);
