@@ -266,6 +266,7 @@ static bool optimize_with(LyDiagEngine *d, LLVMModuleRef m, LLVMTargetMachineRef
   return true;
 }
 
+
 bool lyc_optimize(LyDiagEngine *d, LLVMModuleRef m) {
   LLVMTargetMachineRef tm = lyc_host_machine(d);
   if (!tm)
@@ -273,6 +274,71 @@ bool lyc_optimize(LyDiagEngine *d, LLVMModuleRef m) {
   bool ok = optimize_with(d, m, tm, true, true);
   LLVMDisposeTargetMachine(tm);
   return ok;
+}
+
+/* ===== Shuffle fences ============================================================= */
+
+/* Bits of the widest vector the host keeps in one register whatever its
+ * elements (x86: AVX-512BW zmm, AVX ymm; 0 elsewhere, and below AVX). */
+static unsigned fence_bits(void) {
+  const char *f = lyc_host_features();
+  return has_feature(f, "avx512bw") ? 512 : has_feature(f, "avx") ? 256 : 0;
+}
+
+static unsigned vector_bits(LLVMTypeRef t) {
+  LLVMTypeRef e = LLVMGetElementType(t);
+  LLVMTypeKind k = LLVMGetTypeKind(e);
+  unsigned w = k == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(e) : k == LLVMFloatTypeKind ? 32 : k == LLVMDoubleTypeKind ? 64 : 0;
+  return w >= 8 ? LLVMGetVectorSize(t) * w : 0;
+}
+
+/* The register transposes are chains of shuffles (log2 of the tile's rows
+ * deep: 6 for a 64-row byte tile), and the X86 DAG combiner, which looks
+ * back through a shuffle's operands up to 8 levels to merge them, spends
+ * most of a byte transpose's compile time there without finding anything
+ * better than the network: the instruction selection of the i4 4096^2
+ * transpose took 142 of its 307 ms in llc. Once the IR optimisers are done,
+ * each shuffle that takes a shuffle and feeds one (every stage of a network
+ * but its ends) passes its value to its shuffle users through an empty asm
+ * that the combiner cannot see through: chains stay as the generator built
+ * them. Before optimisation the asm would cost the kernels (the loop
+ * unroller counts it as a call: a small OIhw -> OIhw16i16o repack kept its
+ * Y loop and ran 3x slower), so it goes in after. Vectors of a whole
+ * register only (the asm's operand must fit one). */
+static void fence_shuffle_chains(LLVMModuleRef m) {
+  unsigned widest = fence_bits();
+  if (!widest)
+    return;
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+        unsigned bits = LLVMIsAShuffleVectorInst(i) ? vector_bits(LLVMTypeOf(i)) : 0;
+        if ((bits != 256 && bits != 512) || bits > widest ||
+            !(LLVMIsAShuffleVectorInst(LLVMGetOperand(i, 0)) || LLVMIsAShuffleVectorInst(LLVMGetOperand(i, 1))))
+          continue;
+        LLVMValueRef fenced = NULL;
+        for (;;) { /* one shuffle user at a time: its uses of i move to the fence */
+          LLVMValueRef user = NULL;
+          for (LLVMUseRef u = LLVMGetFirstUse(i); u && !user; u = LLVMGetNextUse(u))
+            if (LLVMIsAShuffleVectorInst(LLVMGetUser(u)))
+              user = LLVMGetUser(u);
+          if (!user)
+            break;
+          if (!fenced) {
+            LLVMTypeRef t = LLVMTypeOf(i), ft = LLVMFunctionType(t, &t, 1, 0);
+            LLVMValueRef fence = LLVMGetInlineAsm(ft, "", 0, "=v,0", 4, 0, 0, LLVMInlineAsmDialectATT, 0);
+            LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(i));
+            fenced = LLVMBuildCall2(b, ft, fence, &i, 1, "fence");
+          }
+          for (unsigned op = 0; op < 2; op++)
+            if (LLVMGetOperand(user, op) == i)
+              LLVMSetOperand(user, op, fenced);
+        }
+        if (fenced)
+          i = fenced;
+      }
+  LLVMDisposeBuilder(b);
 }
 
 /* ===== The repacker ================================================================ */
@@ -471,6 +537,8 @@ static LLVMMemoryBufferRef compile_object(LyDiagEngine *d, const LycPlan *p, con
   LLVMMemoryBufferRef obj = NULL;
   LLVMTargetMachineRef tm = NULL;
   bool ok = lyc_verify(d, m) && (tm = lyc_host_machine(d)) && optimize_with(d, m, tm, vectorize, unroll);
+  if (ok)
+    fence_shuffle_chains(m);
   char *msg = NULL;
   if (ok) {
     if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &msg, &obj)) {
