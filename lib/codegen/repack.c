@@ -336,8 +336,24 @@ static bool inlane_net(ZipNet *z, int x, int V, int ebits, bool relaxed) {
 
 /* Runs the network's stages: stage k takes placements s[k] to s[k + 1];
  * lane `lo` of output vector vo comes from the element whose bits, placed
- * as in s[k + 1], give (vo, lo). */
-static void net_stages(Gen *g, const ZipNet *z, LLVMValueRef *v, int x, int V) {
+ * as in s[k + 1], give (vo, lo). Vectors of nb blocks of V lanes run it in
+ * each block (shuffle_blocks). */
+/* The shuffle of a and b (V-lane mask m: lanes of a, then of b) applied to
+ * each of the nb V-lane blocks of a and b (nb = 1: the shuffle itself). */
+static LLVMValueRef shuffle_blocks(Gen *g, LLVMValueRef a, LLVMValueRef b, const LLVMValueRef *m, int V, int nb,
+                                   const char *name) {
+  if (nb == 1)
+    return LLVMBuildShuffleVector(g->ir.b, a, b, LLVMConstVector((LLVMValueRef *)m, (unsigned)V), name);
+  LLVMValueRef w[64];
+  for (int c = 0; c < nb; c++)
+    for (int lo = 0; lo < V; lo++) {
+      unsigned i = (unsigned)LLVMConstIntGetZExtValue(m[lo]);
+      w[c * V + lo] = LLVMConstInt(g->ir.i32, i < (unsigned)V ? c * V + i : nb * V + c * V + i - V, 0);
+    }
+  return LLVMBuildShuffleVector(g->ir.b, a, b, LLVMConstVector(w, (unsigned)(nb * V)), name);
+}
+
+static void net_stages(Gen *g, const ZipNet *z, LLVMValueRef *v, int x, int V, int blocks) {
   int l = z->l, r = z->r, nb = l + r;
   LLVMValueRef t[64], m[64];
   for (int k = 0; k < z->n; k++) {
@@ -354,17 +370,17 @@ static void net_stages(Gen *g, const ZipNet *z, LLVMValueRef *v, int x, int V) {
         LY_ASSERT((in >> l) == a || (in >> l) == b);
         m[lo] = LLVMConstInt(g->ir.i32, (unsigned)((in & (V - 1)) + ((in >> l) == b ? V : 0)), 0);
       }
-      t[vo] = LLVMBuildShuffleVector(g->ir.b, v[a], v[b], LLVMConstVector(m, (unsigned)V), "net");
+      t[vo] = shuffle_blocks(g, v[a], v[b], m, V, blocks, "net");
     }
     memcpy(v, t, x * sizeof *v);
   }
 }
 
 /* Runs the network and puts its results in the order of zip(). */
-static void run_net(Gen *g, const ZipNet *z, LLVMValueRef *v, int x, int V) {
+static void run_net(Gen *g, const ZipNet *z, LLVMValueRef *v, int x, int V, int nb) {
   int l = z->l, r = z->r;
   LLVMValueRef t[64];
-  net_stages(g, z, v, x, V);
+  net_stages(g, z, v, x, V, nb);
   /* Result k is the vector whose bits j(l-r).. (logical l..) spell k. */
   for (int k = 0; k < x; k++) {
     int phys = 0;
@@ -380,33 +396,36 @@ static void run_net(Gen *g, const ZipNet *z, LLVMValueRef *v, int x, int V) {
 
 /* Shuffle mask picking, from the concatenation of two V-vectors, the
  * interleave of their halves (hi: second halves). */
-static LLVMValueRef zip_mask(Gen *g, int V, bool hi) {
-  LLVMValueRef m[64];
+static void zip_mask(Gen *g, int V, bool hi, LLVMValueRef *m) {
   for (int j = 0; j < V; j++) {
     int src = (hi ? V / 2 : 0) + j / 2 + (j & 1 ? V : 0);
     m[j] = LLVMConstInt(g->ir.i32, (unsigned)src, 0);
   }
-  return LLVMConstVector(m, (unsigned)V);
 }
 
 /* Interleaves x vectors (x a power of two <= V): afterwards v[k] holds
- * elements [k*V, (k+1)*V) of v0[0] v1[0] .. v{x-1}[0] v0[1] ... */
-static void zip(Gen *g, LLVMValueRef *v, int x, int V) {
+ * elements [k*V, (k+1)*V) of v0[0] v1[0] .. v{x-1}[0] v0[1] ... With nb
+ * blocks of V lanes per vector, each block is interleaved on its own. */
+static void zip_blocks(Gen *g, LLVMValueRef *v, int x, int V, int nb) {
   LLVMTypeRef et = LLVMGetElementType(LLVMTypeOf(v[0]));
   ZipNet z;
   if (LLVMGetTypeKind(et) == LLVMIntegerTypeKind && inlane_net(&z, x, V, (int)LLVMGetIntTypeWidth(et), false)) {
-    run_net(g, &z, v, x, V);
+    run_net(g, &z, v, x, V, nb);
     return;
   }
-  LLVMValueRef lo = zip_mask(g, V, false), hi = zip_mask(g, V, true), t[64];
+  LLVMValueRef lo[64], hi[64], t[64];
+  zip_mask(g, V, false, lo);
+  zip_mask(g, V, true, hi);
   for (int stage = 1; stage < x; stage *= 2) {
     for (int i = 0; i < x / 2; i++) {
-      t[2 * i] = LLVMBuildShuffleVector(g->ir.b, v[i], v[i + x / 2], lo, "zlo");
-      t[2 * i + 1] = LLVMBuildShuffleVector(g->ir.b, v[i], v[i + x / 2], hi, "zhi");
+      t[2 * i] = shuffle_blocks(g, v[i], v[i + x / 2], lo, V, nb, "zlo");
+      t[2 * i + 1] = shuffle_blocks(g, v[i], v[i + x / 2], hi, V, nb, "zhi");
     }
     memcpy(v, t, x * sizeof *v);
   }
 }
+
+static void zip(Gen *g, LLVMValueRef *v, int x, int V) { zip_blocks(g, v, x, V, 1); }
 
 /* Destination offset of position y of the Y group (the ny loops before X,
  * outermost in source order first; the innermost has source stride 1). */
@@ -953,7 +972,7 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
       p[c][gr] = fields ? field_rows(g, rows + gr * k, k, nb, bits)
                         : transpose_words(g, interleave(g, rows + gr * k, k, nb), bits, V);
     if (loose)
-      net_stages(g, &z, p[c], xb, V);
+      net_stages(g, &z, p[c], xb, V, 1);
     else
       zip(g, p[c], xb, V);
   }
@@ -1051,6 +1070,52 @@ static void wide_bit_tile(Gen *g, const LycNest *x, int ym, LLVMValueRef so, LLV
 }
 
 /* One tile group: X rows x0.. (so, dof include them), Y positions y0... */
+/* A full group of xg narrowing tiles transposes k chunks at a time, k as
+ * many as the pieces of a Y position that fit one source-width vector (f32
+ * -> s8: 4 chunks of 16 rows, 16 bytes each, with 64-byte vectors; 4 of 8
+ * rows, 8 bytes each, with 32-byte ones): row r of each of the k chunks,
+ * converted, joined into one vector (chunk c in block c), and the network
+ * run in every block at once (zip_blocks), so vector y holds Y position y's
+ * run of k*V elements. Per 64 f32 rows into s8 with 64-byte vectors that
+ * is 48 joins, 64 shuffles of 64-byte vectors and 16 stores, against 256
+ * shuffles of 16-byte vectors and 64 stores chunk by chunk. On the Zen 5,
+ * f32 nchw -> s8 nhwc 32x64x56x56 went from 43-47 to 55-65 GB/s (in the
+ * cache, one image: 51-56 -> 78-90), f32 -> bf16 nhwc 46-53 -> 49-58; for
+ * destinations of one byte and bf16 only: f32 -> f16 nhwc, one vcvtps2ph
+ * a vector and bound by memory, ran 81 -> 65 GB/s this way (the order of
+ * the row loads did not explain it: chunk by chunk, 66). */
+static bool wide_group(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef dof, LLVMValueRef y0,
+                       bool full) {
+  const LycLoop *X = &x->loops[x->nloops - 1], *Yin = &x->loops[x->nloops - 2];
+  int V = g->p->vlen, sb = g->p->sbytes, db = g->p->dbytes, k = db ? sb / db : 0;
+  if (k > t.xg)
+    k = t.xg;
+  if (db > 1 && g->p->dst->elem != LY_ELEM_BF16) /* measured: f32 -> f16, i32 -> i16 keep the chunks */
+    return false;
+  if (k < 2 || t.xg % k || t.xt != V || t.rows != V || t.width != V || t.yv != V || g->p->sbits < 8 ||
+      g->p->dbits < 8 || (x->ny == 1 && t.yv == Yin->n && t.yv <= 4 && X->ss == Yin->n)) /* deinterleave_tile */
+    return false;
+  LLVMTypeRef vt = vec(g->st, V);
+  for (int s = 0; s < t.xg; s += k) {
+    LLVMValueRef w[64], piece[8];
+    for (int r = 0; r < V; r++) {
+      for (int c = 0; c < k; c++) {
+        LLVMValueRef ptr = at(g, g->src, add(g, so, lyc_i64(&g->ir, ((int64_t)(s + c) * V + r) * X->ss)), sb);
+        if (x->prefetch)
+          prefetch(g, ptr, x->prefetch);
+        piece[c] = convert(g, load(g, vt, ptr), V);
+      }
+      w[r] = concat_all(g, piece, k, V);
+    }
+    zip_blocks(g, w, V, V, k);
+    for (int y = 0; y < V; y++) {
+      LLVMValueRef yoff = x->ny == 1 ? lyc_i64(&g->ir, y * Yin->ds) : y_dst_offset(g, x, add(g, y0, lyc_i64(&g->ir, y)));
+      store_run(g, w[y], add(g, dof, add(g, yoff, lyc_i64(&g->ir, (int64_t)s * V))), k * V, full && g->nt && x->aligned);
+    }
+  }
+  return true;
+}
+
 static void zip_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef dof, LLVMValueRef y0) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Yin = &x->loops[x->nloops - 2];
   int V = g->p->vlen, bits = g->p->sbits;
@@ -1063,6 +1128,8 @@ static void zip_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValu
     nibble_tile(g, x, t, so, dof, full);
     return;
   }
+  if (wide_group(g, x, t, so, dof, y0, full))
+    return;
   LLVMValueRef v[4 * 64];
   for (int c = 0; c < t.xg; c++)
     tile_vectors(g, x, t, add(g, so, lyc_i64(&g->ir, (int64_t)c * V * X->ss)), v + c * V);
