@@ -266,7 +266,6 @@ static bool optimize_with(LyDiagEngine *d, LLVMModuleRef m, LLVMTargetMachineRef
   return true;
 }
 
-
 bool lyc_optimize(LyDiagEngine *d, LLVMModuleRef m) {
   LLVMTargetMachineRef tm = lyc_host_machine(d);
   if (!tm)

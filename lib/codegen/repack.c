@@ -334,10 +334,6 @@ static bool inlane_net(ZipNet *z, int x, int V, int ebits, bool relaxed) {
   return z->n <= r;
 }
 
-/* Runs the network's stages: stage k takes placements s[k] to s[k + 1];
- * lane `lo` of output vector vo comes from the element whose bits, placed
- * as in s[k + 1], give (vo, lo). Vectors of nb blocks of V lanes run it in
- * each block (shuffle_blocks). */
 /* The shuffle of a and b (V-lane mask m: lanes of a, then of b) applied to
  * each of the nb V-lane blocks of a and b (nb = 1: the shuffle itself). */
 static LLVMValueRef shuffle_blocks(Gen *g, LLVMValueRef a, LLVMValueRef b, const LLVMValueRef *m, int V, int nb,
@@ -353,6 +349,10 @@ static LLVMValueRef shuffle_blocks(Gen *g, LLVMValueRef a, LLVMValueRef b, const
   return LLVMBuildShuffleVector(g->ir.b, a, b, LLVMConstVector(w, (unsigned)(nb * V)), name);
 }
 
+/* Runs the network's stages: stage k takes placements s[k] to s[k + 1];
+ * lane `lo` of output vector vo comes from the element whose bits, placed
+ * as in s[k + 1], give (vo, lo). Vectors of `blocks` blocks of V lanes run
+ * it in each block (shuffle_blocks). */
 static void net_stages(Gen *g, const ZipNet *z, LLVMValueRef *v, int x, int V, int blocks) {
   int l = z->l, r = z->r, nb = l + r;
   LLVMValueRef t[64], m[64];
@@ -1069,7 +1069,6 @@ static void wide_bit_tile(Gen *g, const LycNest *x, int ym, LLVMValueRef so, LLV
   }
 }
 
-/* One tile group: X rows x0.. (so, dof include them), Y positions y0... */
 /* A full group of xg narrowing tiles transposes k chunks at a time, k as
  * many as the pieces of a Y position that fit one source-width vector (f32
  * -> s8: 4 chunks of 16 rows, 16 bytes each, with 64-byte vectors; 4 of 8
@@ -1116,6 +1115,7 @@ static bool wide_group(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMVa
   return true;
 }
 
+/* One tile group: X rows x0.. (so, dof include them), Y positions y0... */
 static void zip_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef dof, LLVMValueRef y0) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Yin = &x->loops[x->nloops - 2];
   int V = g->p->vlen, bits = g->p->sbits;
