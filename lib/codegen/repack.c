@@ -442,6 +442,12 @@ static LLVMValueRef y_dst_offset(Gen *g, const LycNest *x, LLVMValueRef y) {
   return off;
 }
 
+/* Destination offset of Y position y0 + y of a tile group, relative to the
+ * group's dof (which already holds y0's when the Y group is one loop). */
+static LLVMValueRef y_position_offset(Gen *g, const LycNest *x, LLVMValueRef y0, int y) {
+  return x->ny == 1 ? lyc_i64(&g->ir, y * x->loops[x->nloops - 2].ds) : y_dst_offset(g, x, add(g, y0, lyc_i64(&g->ir, y)));
+}
+
 /* A tile: `rows` real X rows (the rest of the xt, a power of two <= V, are
  * zero) by `yv` valid Y positions out of V; `width` elements are stored per
  * Y position: the rows, then destination padding (zero rows) up to width.
@@ -688,10 +694,9 @@ static void store_packed(Gen *g, const LycNest *x, LLVMValueRef *out, Tile t, LL
  * the xg chunks, side by side; out holds V vectors per chunk). */
 static void store_pieces(Gen *g, const LycNest *x, LLVMValueRef *out, Tile t, LLVMValueRef dof, LLVMValueRef y0,
                          bool full) {
-  const LycLoop *Yin = &x->loops[x->nloops - 2];
   int V = g->p->vlen, per = V / t.xt;
   for (int y = 0; y < t.yv; y++) {
-    LLVMValueRef yoff = x->ny == 1 ? lyc_i64(&g->ir, y * Yin->ds) : y_dst_offset(g, x, add(g, y0, lyc_i64(&g->ir, y)));
+    LLVMValueRef yoff = y_position_offset(g, x, y0, y);
     for (int c = 0; c < t.xg; c++) {
       LLVMValueRef piece = out[c * V + y / per], m[64];
       if (t.width < V) {
@@ -1108,7 +1113,7 @@ static bool wide_group(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMVa
     }
     zip_blocks(g, w, V, V, k);
     for (int y = 0; y < V; y++) {
-      LLVMValueRef yoff = x->ny == 1 ? lyc_i64(&g->ir, y * Yin->ds) : y_dst_offset(g, x, add(g, y0, lyc_i64(&g->ir, y)));
+      LLVMValueRef yoff = y_position_offset(g, x, y0, y);
       store_run(g, w[y], add(g, dof, add(g, yoff, lyc_i64(&g->ir, (int64_t)s * V))), k * V, full && g->nt && x->aligned);
     }
   }
