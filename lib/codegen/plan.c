@@ -1005,7 +1005,7 @@ bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const Ly
     int64_t sb = 0, db = 0; /* sub-byte: packed */
     lyTypeGetSizeBytes(lyd_wrap(src), &sb);
     lyTypeGetSizeBytes(lyd_wrap(dst), &db);
-    p->resident = sb + db <= tgt->nt_threshold;
+    p->resident = sb + db < tgt->nt_threshold;
     if (p->vlen == 64 && !wide_packed(p))
       p->vlen = 32;
     if (plan_nests(p)) {
