@@ -127,7 +127,8 @@ typedef struct {
 /* Target facts the planner needs. */
 typedef struct {
   int vector_bytes;     /* widest vector register: 16, 32 or 64 */
-  int64_t nt_threshold; /* source + destination bytes beyond which stores bypass the cache */
+  int64_t nt_threshold; /* source + destination bytes from which stores bypass the cache */
+  int64_t alias_nt_threshold; /* beyond it, transposes into rows a multiple of 4 KB apart do too */
   int64_t write_window; /* bytes a source-order chunk of line copies writes in; 0: no chunks */
   bool few_row_runs;    /* past the cache, sweeps of at most 64 rows read them in runs of Y blocks */
   int gfni_bytes;       /* widest vector GF2P8AFFINEQB takes on the host (16, 32, 64); 0: none */

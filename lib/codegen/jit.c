@@ -197,6 +197,15 @@ void lyc_host_target(LycTarget *t) {
     l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
 #endif
   t->nt_threshold = env_bytes("LAYOUTC_NT_THRESHOLD", l3 / 8 > (16 << 20) ? l3 / 8 : 16 << 20);
+  /* Transposes into destination rows a multiple of 4 KB apart store past
+   * the cache once they move more than a core's L2 (plan.c's stores_alias
+   * has the measurements): 1 MB where the system does not say.
+   * LAYOUTC_ALIAS_NT_THRESHOLD=BYTES sets it (the tests do). */
+  long l2 = 0;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+  l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+  t->alias_nt_threshold = env_bytes("LAYOUTC_ALIAS_NT_THRESHOLD", l2 > 0 ? l2 : 1 << 20);
   /* Source-order line copies write in 16 KB windows on Zen, in none
    * elsewhere (plan.c, order_line_runs). LAYOUTC_WRITE_WINDOW=BYTES. */
   t->write_window = env_bytes("LAYOUTC_WRITE_WINDOW", zen ? 16 << 10 : 0);
@@ -496,10 +505,11 @@ static bool needs_vectorizer(const LycPlan *p) {
  * variant), so a hit need not emit the IR at all. */
 static bool repack_recipe(LyBuf *b, const LycPlan *p, const LycTarget *tgt, bool nt) {
   ly_buf_printf(b,
-                "repack %s\nvector_bytes %d\nnt_threshold %lld\nwrite_window %lld\nfew_row_runs %d\ngfni_bytes %d\n"
-                "pshufb_bytes %d\n",
-                nt ? "nt" : "plain", tgt->vector_bytes, (long long)tgt->nt_threshold, (long long)tgt->write_window,
-                tgt->few_row_runs, tgt->gfni_bytes, tgt->pshufb_bytes);
+                "repack %s\nvector_bytes %d\nnt_threshold %lld\nalias_nt_threshold %lld\nwrite_window %lld\n"
+                "few_row_runs %d\ngfni_bytes %d\npshufb_bytes %d\n",
+                nt ? "nt" : "plain", tgt->vector_bytes, (long long)tgt->nt_threshold,
+                (long long)tgt->alias_nt_threshold, (long long)tgt->write_window, tgt->few_row_runs, tgt->gfni_bytes,
+                tgt->pshufb_bytes);
   lyd_serialize(p->src, b);
   lyd_serialize(p->dst, b);
   return !b->oom;

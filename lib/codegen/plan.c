@@ -975,6 +975,36 @@ static bool wide_packed(LycPlan *p) {
   return packed[1] >= packed[0] && full[1] == packed[1];
 }
 
+/* Whether every nest that stores aligned vectors is a transpose whose
+ * destination rows (the positions of its inner Y loop) are a multiple of 4
+ * KB apart. A tile group writes a line to each of V such rows at once, all
+ * in one set of L1: plain stores then fetch every line for ownership and
+ * evict each other, and stores that bypass the cache are faster even when
+ * the repack would stay in L3 or L2 (on an AVX-512 Zen 5, interleaved runs,
+ * plain against non-temporal stores: f32 transposes 1024x1024 42.9 -> 50.9
+ * GB/s, 1024x512 45.9 -> 64.0, 1024x256 48.9 -> 64.0, 2048x512 48.3 -> 63.9,
+ * 4096x128 49.5 -> 55.1; bf16 2048x1024 28.2 -> 49.5; i8 4096x1024 24.0 ->
+ * 27.0; nchw -> nhwc with 1024 channels 46.7 -> 58.8 and 58.4 -> 62.5).
+ * Rows 2 KB apart are not such rows (f32 512x2048 54.5 -> 51.3, i8
+ * 2048x2048 35.4 -> 25.6), and a repack that fits in L2 keeps its plain
+ * stores (the target's alias_nt_threshold: f32 1024x128, 1 MB in all, gained
+ * only 10%, and its reader would find it in L2). */
+static bool stores_alias(const LycPlan *p) {
+  bool any = false;
+  for (int i = 0; i < p->nnests; i++) {
+    const LycNest *x = &p->nests[i];
+    if (x->inner == LYC_INNER_SCALAR || !x->aligned)
+      continue;
+    if (x->inner != LYC_INNER_ZIP)
+      return false;
+    int64_t row = x->loops[x->nloops - 2].ds * p->dbits / 8;
+    if (!row || row % 4096)
+      return false;
+    any = true;
+  }
+  return any;
+}
+
 bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const LycTarget *tgt) {
   memset(p, 0, sizeof *p);
   p->src = src, p->dst = dst;
@@ -1013,7 +1043,7 @@ bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const Ly
        * fill; only the aligned transposes use them (memcpy decides alone). */
       for (int i = 0; i < p->nnests; i++)
         p->nt = p->nt || (p->nests[i].inner != LYC_INNER_SCALAR && p->nests[i].aligned);
-      p->nt = p->nt && !p->resident;
+      p->nt = p->nt && (!p->resident || (sb + db > tgt->alias_nt_threshold && stores_alias(p)));
       for (int i = 0; i < p->nnests; i++)
         if (p->nests[i].inner == LYC_INNER_CONTIG && p->nests[i].aligned && !p->nests[i].packed)
           order_line_runs(&p->nests[i], p->dbytes, p->nt ? tgt->write_window : 0);

@@ -34,6 +34,11 @@ PAIRS = [
     ("tensor<2000x4002xf32>", "tensor<2000x4002xf32, tiled_layout<<1,0>>>"),
     ("tensor<4096x4100xi8>", "tensor<4096x4100xi8, tiled_layout<<1,0>>>"),
     ("tensor<4096x4096xf64>", "tensor<4096x4096xf64, tiled_layout<<1,0>>>"),
+    # under the threshold, transposes into destination rows a multiple of 4 KB apart (past the
+    # tests' 1 MB L2: plan.c's stores_alias)
+    ("tensor<1024x256xf32>", "tensor<1024x256xf32, tiled_layout<<1,0>>>"),
+    ("tensor<2048x1024xbf16>", "tensor<2048x1024xbf16, tiled_layout<<1,0>>>"),
+    ("tensor<4x1024x16x32xf32>", 'tensor<4x1024x16x32xf32, "nhwc">'),
 ]
 
 
