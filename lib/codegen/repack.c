@@ -982,9 +982,8 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
   bool loose = !whole && inlane_net(&z, xb, V, 8, true);
   bool fields = loose && (k <= 4 || !g->p->gfni); /* rows' fields transposed across blocks (GFNI: i1 words) */
   /* so, dof and the strides between rows and Y positions are whole bytes
-   * (whole_bytes), so each address is one byte offset plus a constant: a
-   * shift per row instead made the loop passes' scalar evolution dominate
-   * the compile. */
+   * (whole_bytes): each base shifted once, the constants added after, as
+   * packed_byte does. */
   LY_ASSERT(X->ss % k == 0 && Yin->ds % k == 0);
   LLVMValueRef sbase = lyc_div_const(&g->ir, so, k, "sbyte"), dbase = lyc_div_const(&g->ir, dof, k, "dbyte");
   for (int c = 0; c < t.xg; c++) { /* the group's chunks, V rows apart */
@@ -1074,7 +1073,7 @@ static void wide_bit_tile(Gen *g, const LycNest *x, int ym, LLVMValueRef so, LLV
   const LycLoop *X = &x->loops[x->nloops - 1];
   int V = g->p->vlen, bits = g->p->sbits, k = 8 / bits, nb = V / k;
   LLVMValueRef rows[8], part[8], m[64];
-  LLVMValueRef sbase = lyc_div_const(&g->ir, so, k, "sbyte"); /* whole bytes: see nibble_tile */
+  LLVMValueRef sbase = lyc_div_const(&g->ir, so, k, "sbyte"); /* whole bytes: as in nibble_tile */
   for (int r = 0; r < k; r++) {
     LLVMValueRef byte = add(g, sbase, lyc_i64(&g->ir, r * X->ss / k));
     rows[r] = load(g, vec(g->ir.i8, ym * nb), LLVMBuildGEP2(g->ir.b, g->ir.i8, g->src, &byte, 1, ""));
