@@ -844,7 +844,12 @@ static void tile_vectors(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVM
     if (r >= t.rows)
       out[r] = LLVMConstNull(vt); /* padding rows: zero, and never stored */
     else {
-      LLVMValueRef ptr = at(g, g->src, add(g, so, lyc_i64(&g->ir, r * X->ss)), g->p->sbytes);
+      LLVMValueRef ptr;
+      if (g->p->sbits < 8) { /* packed rows: their byte (an element offset would point twice as far or more) */
+        LLVMValueRef byte = packed_byte(g, so, r * X->ss, g->p->sbits);
+        ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->src, &byte, 1, "");
+      } else
+        ptr = at(g, g->src, add(g, so, lyc_i64(&g->ir, r * X->ss)), g->p->sbytes);
       if (x->prefetch && t.yv == V)
         prefetch(g, ptr, x->prefetch);
       LY_ASSERT(g->p->sbits >= 8 || t.yv % (8 / g->p->sbits) == 0); /* whole bytes (whole_bytes) */
