@@ -574,14 +574,17 @@ static LLVMValueRef packed_byte(Gen *g, LLVMValueRef base, int64_t off, int bits
   return add(g, lyc_div_const(&g->ir, base, k, "byte"), lyc_i64(&g->ir, off / k));
 }
 
-/* V sub-byte source elements from element offset so + off (both multiples
- * of the elements per byte: packed_byte), one per i8 lane; only the bytes
- * of the first `valid` are read (a last byte they share with later
- * elements whole). */
-static LLVMValueRef load_unpacked(Gen *g, LLVMValueRef so, int64_t off, int V, int valid) {
+/* The source byte of packed element offset so + off (packed_byte). */
+static LLVMValueRef packed_src(Gen *g, LLVMValueRef so, int64_t off) {
+  LLVMValueRef byte = packed_byte(g, so, off, g->p->sbits);
+  return LLVMBuildGEP2(g->ir.b, g->ir.i8, g->src, &byte, 1, "");
+}
+
+/* V sub-byte source elements from ptr (packed_src), one per i8 lane; only
+ * the bytes of the first `valid` are read (a last byte they share with
+ * later elements whole). */
+static LLVMValueRef load_unpacked(Gen *g, LLVMValueRef ptr, int V, int valid) {
   int bits = g->p->sbits, nb = V * bits / 8, vb = (valid * bits + 7) / 8;
-  LLVMValueRef byte = packed_byte(g, so, off, bits);
-  LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->src, &byte, 1, "");
   LLVMTypeRef bt = vec(g->ir.i8, nb);
   return unpack_bytes(g, vb == nb ? load(g, bt, ptr) : masked_load(g, bt, ptr, nb, vb), bits, V);
 }
@@ -590,7 +593,7 @@ static LLVMValueRef load_unpacked(Gen *g, LLVMValueRef so, int64_t off, int V, i
  * elements per byte), one per lane; only the first `valid` are read. */
 static LLVMValueRef load_chunk(Gen *g, LLVMValueRef so, int E, int valid) {
   if (g->p->sbits < 8)
-    return load_unpacked(g, so, 0, E, valid);
+    return load_unpacked(g, packed_src(g, so, 0), E, valid);
   LLVMTypeRef vt = vec(g->st, E);
   LLVMValueRef ptr = at(g, g->src, so, g->p->sbytes);
   return valid == E ? load(g, vt, ptr) : masked_load(g, vt, ptr, E, valid);
@@ -844,16 +847,13 @@ static void tile_vectors(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVM
     if (r >= t.rows)
       out[r] = LLVMConstNull(vt); /* padding rows: zero, and never stored */
     else {
-      LLVMValueRef ptr;
-      if (g->p->sbits < 8) { /* packed rows: their byte (an element offset would point twice as far or more) */
-        LLVMValueRef byte = packed_byte(g, so, r * X->ss, g->p->sbits);
-        ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->src, &byte, 1, "");
-      } else
-        ptr = at(g, g->src, add(g, so, lyc_i64(&g->ir, r * X->ss)), g->p->sbytes);
+      /* packed rows: their byte (an element offset would point twice as far or more) */
+      LLVMValueRef ptr = g->p->sbits < 8 ? packed_src(g, so, r * X->ss)
+                                         : at(g, g->src, add(g, so, lyc_i64(&g->ir, r * X->ss)), g->p->sbytes);
       if (x->prefetch && t.yv == V)
         prefetch(g, ptr, x->prefetch);
       LY_ASSERT(g->p->sbits >= 8 || t.yv % (8 / g->p->sbits) == 0); /* whole bytes (whole_bytes) */
-      out[r] = g->p->sbits < 8 ? load_unpacked(g, so, r * X->ss, V, t.yv)
+      out[r] = g->p->sbits < 8 ? load_unpacked(g, ptr, V, t.yv)
                : t.yv == V ? load(g, vt, ptr) : masked_load(g, vt, ptr, V, t.yv);
     }
     if (narrow_first)
