@@ -21,6 +21,8 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "LAYOUTC_FUZZ_SECON
 # Repack plans choose non-temporal stores past a share of the host's last-level cache;
 # the tests plan for the 16 MB of a 32 MB L3 on every host
 config.environment["LAYOUTC_NT_THRESHOLD"] = str(16 << 20)
+# (which also turns off streaming past the L2 on hosts whose stores pay for ownership, host.c;
+# test/codegen/nt-stores.test sets that rule's size and answer itself),
 # (transposes into rows a multiple of 4 KB apart past a 1 MB L2),
 config.environment["LAYOUTC_ALIAS_NT_THRESHOLD"] = str(1 << 20)
 # and cut source-order line copies into 16 KB write windows, as on Zen (none on a Xeon), where

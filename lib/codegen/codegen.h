@@ -5,7 +5,7 @@
  *
  * Sections: elements and conversion (interp.c), plans (plan.c), IR emission
  * (emit.c for addresses, repack.c for kernels, convert.c for element
- * conversion), JIT (jit.c). */
+ * conversion), host facts (host.c), JIT (jit.c). */
 #ifndef LAYOUTC_CODEGEN_INTERNAL_H
 #define LAYOUTC_CODEGEN_INTERNAL_H
 
@@ -129,6 +129,7 @@ typedef struct {
   int vector_bytes;     /* widest vector register: 16, 32 or 64 */
   int64_t nt_threshold; /* source + destination bytes from which stores bypass the cache */
   int64_t alias_nt_threshold; /* beyond it, transposes into rows a multiple of 4 KB apart do too */
+  int64_t rfo_nt_threshold; /* below nt_threshold, from it on: stream too if lyc_host_rfo_costly(); 0: no */
   int64_t write_window; /* bytes a source-order chunk of line copies writes in; 0: no chunks */
   bool few_row_runs;    /* past the cache, sweeps of at most 64 rows read them in runs of Y blocks */
   int gfni_bytes;       /* widest vector GF2P8AFFINEQB takes on the host (16, 32, 64); 0: none */
@@ -232,16 +233,23 @@ LLVMMemoryBufferRef lyc_cache_load(const LycCacheKey *k);
  * cache). obj stays the caller's. */
 void lyc_cache_store(const LycCacheKey *k, LLVMMemoryBufferRef obj);
 
-/* ===== JIT (jit.c) ========================================================= */
+/* ===== Host facts (host.c) ================================================= */
 
-/* Host target facts (vector width) for planning. */
+/* Host target facts (vector width, caches) for planning. */
 void lyc_host_target(LycTarget *t);
-
-/* Seconds on the monotonic clock (compile times, the pool's spin). */
-double lyc_now_seconds(void);
 /* The host CPU's name and LLVM feature string (computed once per process). */
 const char *lyc_host_cpu(void);
 const char *lyc_host_features(void);
+/* Whether the host's feature string has +name ("avx512bw"). */
+bool lyc_host_has_feature(const char *name);
+/* Whether plain stores past the L2 pay for a read of each line they fill
+ * (measured once per process; LAYOUTC_RFO_COSTLY=0|1 answers instead). */
+bool lyc_host_rfo_costly(void);
+
+/* ===== JIT (jit.c) ========================================================= */
+
+/* Seconds on the monotonic clock (compile times, the pool's spin). */
+double lyc_now_seconds(void);
 
 /* Optimises m at O3 for the host CPU; reports LLVM errors on d. */
 bool lyc_optimize(LyDiagEngine *d, LLVMModuleRef m);

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 typedef void (*KernelFn)(const void *src, void *dst, int64_t thread, int64_t nthreads);
 
@@ -122,109 +121,6 @@ static void init_native(void) {
     warm_up();
 }
 
-/* The host CPU's name and features, asked once per process: each question
- * runs CPUID, which traps to the hypervisor on a virtual machine (a quarter
- * of a persistent-cache load's time when asked per kernel). */
-static pthread_once_t host_once = PTHREAD_ONCE_INIT;
-static char *host_cpu, *host_features;
-
-static void init_host(void) {
-  host_cpu = LLVMGetHostCPUName();
-  host_features = LLVMGetHostCPUFeatures();
-}
-
-const char *lyc_host_cpu(void) {
-  pthread_once(&host_once, init_host);
-  return host_cpu ? host_cpu : "";
-}
-
-const char *lyc_host_features(void) {
-  pthread_once(&host_once, init_host);
-  return host_features ? host_features : "";
-}
-
-/* A byte count from the environment, or dflt when unset or not a number. */
-static int64_t env_bytes(const char *name, int64_t dflt) {
-  const char *v = getenv(name);
-  char *end;
-  long long n = v ? strtoll(v, &end, 10) : -1;
-  return v && *v && !*end && n >= 0 ? n : dflt;
-}
-
-/* Whether the LLVM feature string f (comma-separated +name/-name) has +name. */
-static bool has_feature(const char *f, const char *name) {
-  size_t n = strlen(name);
-  for (const char *p = f; (p = strstr(p, name)); p += n)
-    if (p > f && p[-1] == '+' && (p == f + 1 || p[-2] == ',') && (p[n] == ',' || !p[n]))
-      return true;
-  return false;
-}
-
-void lyc_host_target(LycTarget *t) {
-  const char *f = lyc_host_features(), *v = getenv("LAYOUTC_VECTOR_BYTES");
-  t->vector_bytes = strstr(f, "+avx512f") ? 64 : strstr(f, "+avx2") ? 32 : 16;
-  /* Plans for another vector width (LLVM splits or widens the vectors): the
-   * tests use it to cover every width's tiles on any host. */
-  if (v && (!strcmp(v, "16") || !strcmp(v, "32") || !strcmp(v, "64")))
-    t->vector_bytes = atoi(v);
-  /* Repacks that move a core's share of the last-level cache or more
-   * stream through memory, and their stores bypass it: 16 MB of a 32 MB L3
-   * (Zen 3: nchw -> nChw16c, 51 MB, 0.66x memcpy with plain stores), an
-   * eighth of a bigger one. A Xeon VM reporting 480 MB: OIhw -> OIhw16i16o
-   * 512x512x3x3, 19 MB, 0.85x of the copy limit with non-temporal stores
-   * and 1.01x with plain ones; nChw16c -> nchw with plain stores against
-   * non-temporal ones, 29.9 against 29.8 GB/s at 25 MB, 29.7/27.7 at 51,
-   * 29.1/28.1 at 102, 20.8/28.3 at 205 and 16.0/25.7 at 411 MB; the 51 MB
-   * repacks of the benchmark 0-8% faster with plain stores, also beside a
-   * second process streaming 205 MB (a sixteenth, 30 MB, had been chosen
-   * on a busier machine, where an eighth measured 5-25% slower). On AMD's
-   * Zen a core's L3 is its CCX's (32 MB on Zen 3 to 5), whatever the
-   * system reports for all of them (a Zen 5 VM reports 508 MB): 16 MB there
-   * (s8 nhwc -> f32 nchw, 32 MB, 32 -> 54 GB/s with non-temporal stores;
-   * OIhw -> OIhw16i16o 512, 19 MB, 62 -> 74). The share itself streams:
-   * power-of-two transposes moving exactly 16 MB, interleaved runs with
-   * plain stores against non-temporal ones, i4 4096x4096 18.9 -> 23.6
-   * GB/s, i8 4096x2048 20.2 -> 26.2, i8 2048x4096 20.4 -> 25.3, f32
-   * 2048x1024 36.4 -> 45.6, while the blocked, channels-last and tiled
-   * repacks of that size stayed within 2% (nchw <-> nChw16c, nhwc, OIhw16i16o,
-   * bf16 (8,128)(2,1)). LAYOUTC_NT_THRESHOLD=BYTES
-   * sets it: the tests do, so the plans they check do not depend on the
-   * host. */
-  bool zen = !strncmp(lyc_host_cpu(), "znver", 5);
-  long l3 = 0;
-#ifdef _SC_LEVEL3_CACHE_SIZE /* glibc's; elsewhere 16 MB */
-  if (!zen)
-    l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-#endif
-  t->nt_threshold = env_bytes("LAYOUTC_NT_THRESHOLD", l3 / 8 > (16 << 20) ? l3 / 8 : 16 << 20);
-  /* Transposes into destination rows a multiple of 4 KB apart store past
-   * the cache once they move more than a core's L2 (plan.c's stores_alias
-   * has the measurements): 1 MB where the system does not say.
-   * LAYOUTC_ALIAS_NT_THRESHOLD=BYTES sets it (the tests do). */
-  long l2 = 0;
-#ifdef _SC_LEVEL2_CACHE_SIZE
-  l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
-  t->alias_nt_threshold = env_bytes("LAYOUTC_ALIAS_NT_THRESHOLD", l2 > 0 ? l2 : 1 << 20);
-  /* Source-order line copies write in 16 KB windows on Zen, in none
-   * elsewhere (plan.c, order_line_runs). LAYOUTC_WRITE_WINDOW=BYTES. */
-  t->write_window = env_bytes("LAYOUTC_WRITE_WINDOW", zen ? 16 << 10 : 0);
-  /* Past the cache, a sweep of at most 64 separate source rows reads them
-   * in runs of Y blocks on Zen, one block at a time elsewhere (plan.c's
-   * y_multiple has the measurements). LAYOUTC_FEW_ROW_RUNS=0 or 1. */
-  t->few_row_runs = env_bytes("LAYOUTC_FEW_ROW_RUNS", zen) != 0;
-  /* GFNI's affine byte transform transposes an 8x8 bit matrix per 64-bit
-   * lane: the i1 bit tiles use it at any vector width the host has it for
-   * (VEX needs AVX, the 64-byte form AVX512BW). LAYOUTC_GFNI=0 turns it
-   * off (the tests do, so their plans do not depend on the host). */
-  const char *gv = getenv("LAYOUTC_GFNI");
-  bool gfni = has_feature(f, "gfni") && !(gv && !strcmp(gv, "0"));
-  t->gfni_bytes = !gfni ? 0 : has_feature(f, "avx512bw") ? 64 : has_feature(f, "avx") ? 32 : 16;
-  /* Conversions from 4-bit (or narrower) codes look them up with PSHUFB
-   * (convert.c's lyc_emit_convert_lookup) at any width the host has it. */
-  t->pshufb_bytes = !has_feature(f, "ssse3") ? 0 : has_feature(f, "avx512bw") ? 64 : has_feature(f, "avx2") ? 32 : 16;
-}
-
 /* A target machine for the host CPU and its features, at O3. */
 LLVMTargetMachineRef lyc_host_machine(LyDiagEngine *d) {
   pthread_once(&init_once, init_native);
@@ -295,8 +191,7 @@ bool lyc_optimize(LyDiagEngine *d, LLVMModuleRef m) {
 /* Bits of the widest vector the host keeps in one register whatever its
  * elements (x86: AVX-512BW zmm, AVX ymm; 0 elsewhere, and below AVX). */
 static unsigned fence_bits(void) {
-  const char *f = lyc_host_features();
-  return has_feature(f, "avx512bw") ? 512 : has_feature(f, "avx") ? 256 : 0;
+  return lyc_host_has_feature("avx512bw") ? 512 : lyc_host_has_feature("avx") ? 256 : 0;
 }
 
 static unsigned vector_bits(LLVMTypeRef t) {
@@ -506,10 +401,10 @@ static bool needs_vectorizer(const LycPlan *p) {
 static bool repack_recipe(LyBuf *b, const LycPlan *p, const LycTarget *tgt, bool nt) {
   ly_buf_printf(b,
                 "repack %s\nvector_bytes %d\nnt_threshold %lld\nalias_nt_threshold %lld\nwrite_window %lld\n"
-                "few_row_runs %d\ngfni_bytes %d\npshufb_bytes %d\n",
+                "few_row_runs %d\ngfni_bytes %d\npshufb_bytes %d\nresident %d\n",
                 nt ? "nt" : "plain", tgt->vector_bytes, (long long)tgt->nt_threshold,
                 (long long)tgt->alias_nt_threshold, (long long)tgt->write_window, tgt->few_row_runs, tgt->gfni_bytes,
-                tgt->pshufb_bytes);
+                tgt->pshufb_bytes, p->resident);
   lyd_serialize(p->src, b);
   lyd_serialize(p->dst, b);
   return !b->oom;
