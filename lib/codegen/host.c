@@ -139,8 +139,8 @@ void lyc_host_target(LycTarget *t) {
  * the line that a streaming store saves: measured once per host (kept in
  * the persistent cache; once per process without it), a copy
  * of twice the L2 (at most 16 MB) each way with plain and with
- * non-temporal 16-byte stores, best of three interleaved, costly when the
- * plain copy takes a fifth longer. About 6 ms on a 2 MB L2; taken only by
+ * non-temporal 16-byte stores, best of five interleaved, costly when the
+ * plain copy takes a fifth longer. About 10 ms on a 2 MB L2; taken only by
  * the first plan of a repack whose size the answer decides. An Emerald
  * Rapids VM: 12 against 19-21 GB/s, so costly; its L3 is no faster than
  * memory for one core. LAYOUTC_RFO_COSTLY=0 or 1 answers instead (the
@@ -149,17 +149,19 @@ static pthread_once_t rfo_once = PTHREAD_ONCE_INIT;
 static bool rfo_costly;
 
 #if defined(__x86_64__) || defined(__i386__)
-static void copy_lines(__m128i *d, const __m128i *s, size_t n, bool nt) {
+/* d = s ^ x, 16 bytes at a time: not a plain copy, which the compiler
+ * turns into a call of memcpy (whose large copies skip the reads). */
+static void copy_lines(__m128i *d, const __m128i *s, size_t n, __m128i x, bool nt) {
   if (nt) {
     for (size_t i = 0; i < n; i += 4)
       for (int k = 0; k < 4; k++)
-        _mm_stream_si128(d + i + k, _mm_load_si128(s + i + k));
+        _mm_stream_si128(d + i + k, _mm_xor_si128(_mm_load_si128(s + i + k), x));
     _mm_sfence();
     return;
   }
   for (size_t i = 0; i < n; i += 4)
     for (int k = 0; k < 4; k++)
-      _mm_store_si128(d + i + k, _mm_load_si128(s + i + k));
+      _mm_store_si128(d + i + k, _mm_xor_si128(_mm_load_si128(s + i + k), x));
 }
 #endif
 
@@ -179,10 +181,10 @@ static bool copies_pay_for_ownership(bool *costly) {
     memset(s, 1, n);
     memset(d, 0, n);
     double best[2] = {1e30, 1e30};
-    for (int r = 0; r < 3; r++)
+    for (int r = 0; r < 5; r++)
       for (int nt = 0; nt < 2; nt++) {
         double t = lyc_now_seconds();
-        copy_lines(d, s, n / sizeof(__m128i), nt);
+        copy_lines(d, s, n / sizeof(__m128i), _mm_set1_epi32(r), nt);
         __asm__ volatile("" : : "r"(d) : "memory"); /* the copies are not dead */
         t = lyc_now_seconds() - t;
         best[nt] = t < best[nt] ? t : best[nt];
