@@ -243,7 +243,8 @@ const char *lyc_host_features(void);
 /* Whether the host's feature string has +name ("avx512bw"). */
 bool lyc_host_has_feature(const char *name);
 /* Whether plain stores past the L2 pay for a read of each line they fill
- * (measured once per process; LAYOUTC_RFO_COSTLY=0|1 answers instead). */
+ * (measured once per host, kept in the persistent cache, or once per
+ * process without it; LAYOUTC_RFO_COSTLY=0|1 answers instead). */
 bool lyc_host_rfo_costly(void);
 
 /* ===== JIT (jit.c) ========================================================= */
