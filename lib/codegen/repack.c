@@ -987,14 +987,11 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
   bool loose = !whole && inlane_net(&z, xb, V, 8, true);
   bool fields = loose && (k <= 4 || !g->p->gfni); /* rows' fields transposed across blocks (GFNI: i1 words) */
   /* so, dof and the strides between rows and Y positions are whole bytes
-   * (whole_bytes): each base shifted once, the constants added after, as
-   * packed_byte does. */
+   * (whole_bytes), so every address is packed_byte's. */
   LY_ASSERT(X->ss % k == 0 && Yin->ds % k == 0);
-  LLVMValueRef sbase = lyc_div_const(&g->ir, so, k, "sbyte"), dbase = lyc_div_const(&g->ir, dof, k, "dbyte");
   for (int c = 0; c < t.xg; c++) { /* the group's chunks, V rows apart */
     for (int r = 0; r < t.xt; r++) {
-      LLVMValueRef byte = add(g, sbase, lyc_i64(&g->ir, ((int64_t)c * V + r) * X->ss / k));
-      LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->src, &byte, 1, "");
+      LLVMValueRef ptr = packed_src(g, so, ((int64_t)c * V + r) * X->ss);
       if (x->prefetch)
         prefetch(g, ptr, x->prefetch);
       rows[r] = load(g, bt, ptr);
@@ -1010,7 +1007,7 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
   bool nt = g->nt && x->aligned && full;
   if (whole) {
     for (int j = 0; j < xb; j++) {
-      LLVMValueRef byte = add(g, dbase, lyc_i64(&g->ir, (int64_t)j * V));
+      LLVMValueRef byte = packed_byte(g, dof, (int64_t)j * V * k, bits);
       LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &byte, 1, "");
       if (nt)
         store_nt(g, p[0][j], ptr, (unsigned)V);
@@ -1048,7 +1045,7 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
         two[c / 2] = LLVMBuildShuffleVector(g->ir.b, p[c][vy], p[c + 1][vy], LLVMConstVector(m, (unsigned)(2 * xb)), "pieces");
       piece = concat_all(g, two, t.xg / 2, 2 * xb);
     }
-    LLVMValueRef byte = add(g, dbase, lyc_i64(&g->ir, y * Yin->ds / k));
+    LLVMValueRef byte = packed_byte(g, dof, y * Yin->ds, bits);
     LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &byte, 1, "");
     if (nt)
       store_nt(g, piece, ptr, (unsigned)(t.xg * xb));
@@ -1078,13 +1075,9 @@ static void wide_bit_tile(Gen *g, const LycNest *x, int ym, LLVMValueRef so, LLV
   const LycLoop *X = &x->loops[x->nloops - 1];
   int V = g->p->vlen, bits = g->p->sbits, k = 8 / bits, nb = V / k;
   LLVMValueRef rows[8], part[8], m[64];
-  LLVMValueRef sbase = lyc_div_const(&g->ir, so, k, "sbyte"); /* whole bytes: as in nibble_tile */
-  for (int r = 0; r < k; r++) {
-    LLVMValueRef byte = add(g, sbase, lyc_i64(&g->ir, r * X->ss / k));
-    rows[r] = load(g, vec(g->ir.i8, ym * nb), LLVMBuildGEP2(g->ir.b, g->ir.i8, g->src, &byte, 1, ""));
-  }
+  for (int r = 0; r < k; r++) /* whole bytes: packed_byte's addresses, as in nibble_tile */
+    rows[r] = load(g, vec(g->ir.i8, ym * nb), packed_src(g, so, r * X->ss));
   bool nt = g->nt && x->aligned;
-  LLVMValueRef base = lyc_div_const(&g->ir, dof, k, "byte");
   for (int b = 0; b < ym; b++) {
     for (int e = 0; e < nb; e++)
       m[e] = LLVMConstInt(g->ir.i32, (unsigned)(b * nb + e), 0);
@@ -1092,7 +1085,7 @@ static void wide_bit_tile(Gen *g, const LycNest *x, int ym, LLVMValueRef so, LLV
       part[r] = LLVMBuildShuffleVector(g->ir.b, rows[r], LLVMGetUndef(LLVMTypeOf(rows[r])), LLVMConstVector(m, (unsigned)nb),
                                        "block");
     LLVMValueRef v = transpose_words(g, interleave(g, part, k, nb), bits, V);
-    LLVMValueRef byte = add(g, base, lyc_i64(&g->ir, (int64_t)b * V));
+    LLVMValueRef byte = packed_byte(g, dof, (int64_t)b * V * k, bits);
     LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &byte, 1, "");
     if (nt)
       store_nt(g, v, ptr, (unsigned)V);
