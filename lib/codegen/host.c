@@ -52,6 +52,17 @@ static bool has_feature(const char *f, const char *name) {
   return false;
 }
 
+/* A core's L2 in bytes as the system reports it (glibc's sysconf), 0 when
+ * it does not. */
+static long l2_bytes(void) {
+#ifdef _SC_LEVEL2_CACHE_SIZE
+  long n = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  return n > 0 ? n : 0;
+#else
+  return 0;
+#endif
+}
+
 bool lyc_host_has_feature(const char *name) { return has_feature(lyc_host_features(), name); }
 
 void lyc_host_target(LycTarget *t) {
@@ -95,10 +106,7 @@ void lyc_host_target(LycTarget *t) {
    * the cache once they move more than a core's L2 (plan.c's stores_alias
    * has the measurements): 1 MB where the system does not say.
    * LAYOUTC_ALIAS_NT_THRESHOLD=BYTES sets it (the tests do). */
-  long l2 = 0;
-#ifdef _SC_LEVEL2_CACHE_SIZE
-  l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
+  long l2 = l2_bytes();
   t->alias_nt_threshold = env_bytes("LAYOUTC_ALIAS_NT_THRESHOLD", l2 > 0 ? l2 : 1 << 20);
   /* Where the L3 serves a core no faster than memory, everything past the
    * L2 streams: from a quarter past the L2 when the host's stores pay for
@@ -169,10 +177,7 @@ static void copy_lines(__m128i *d, const __m128i *s, size_t n, __m128i x, bool n
  * streaming ones; false when it cannot (no memory; not x86). */
 static bool copies_pay_for_ownership(bool *costly) {
 #if defined(__x86_64__) || defined(__i386__)
-  long l2 = 0;
-#ifdef _SC_LEVEL2_CACHE_SIZE
-  l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
+  long l2 = l2_bytes();
   size_t n = l2 > 0 && l2 <= (8 << 20) ? 2 * (size_t)l2 : 16 << 20;
   n &= ~(size_t)63;
   void *s = aligned_alloc(64, n), *d = aligned_alloc(64, n);
