@@ -38,9 +38,12 @@ config.environment["LAYOUTC_GFNI"] = "0"
 try:
     with open("/proc/cpuinfo") as f:
         flags = next((l.split(":", 1)[1].split() for l in f if l.startswith("flags")), [])
-    for feature in ("gfni", "ssse3"):
+    for feature in ("gfni", "ssse3", "avx512_vbmi2"):
         if feature in flags:
             config.available_features.add(feature)
+    # Dense -> sparse fills compress a vector's nonzeros where the host has AVX-512 F and VL.
+    if "avx512f" in flags and "avx512vl" in flags:
+        config.available_features.add("avx512-compress")
 except OSError:
     pass
 

@@ -134,6 +134,7 @@ typedef struct {
   bool few_row_runs;    /* past the cache, sweeps of at most 64 rows read them in runs of Y blocks */
   int gfni_bytes;       /* widest vector GF2P8AFFINEQB takes on the host (16, 32, 64); 0: none */
   int pshufb_bytes;     /* widest vector PSHUFB takes on the host (16, 32, 64); 0: none */
+  int compress_bits;    /* narrowest lanes AVX-512's compress packs in 128- to 512-bit vectors (8, 32); 0: none */
 } LycTarget;
 
 /* Plans a checked pair with byte-sized elements. false on allocation failure. */
@@ -162,6 +163,8 @@ void lyc_ir_dispose(LycIR *ir);
 /* Adds a function and positions the builder in its entry block. */
 LLVMValueRef lyc_ir_function(LycIR *ir, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, int n);
 LLVMValueRef lyc_i64(LycIR *ir, int64_t v);
+/* A call of the intrinsic `name` overloaded on tys[0..ntys). */
+LLVMValueRef lyc_intrinsic(LycIR *ir, const char *name, LLVMTypeRef *tys, int ntys, LLVMValueRef *args, int nargs);
 
 /* A counted loop: lyc_loop_begin positions the builder in the body and
  * returns the induction variable (lo <= iv < hi); lyc_loop_end closes it and
@@ -349,6 +352,10 @@ void lyc_sparse_jit_destroy(LycSparseJit *j);
  * Unlike the interpreter, lyc_sparse_jit_from_dense reads counts (the nnz
  * pass's) when filling: the fill bounds its writes by them. */
 bool lyc_sparse_jit_supports(LycSparseJit *j, const LycSparse *f);
+/* The vector paths of a supported format's kernels (0 otherwise): the nnz
+ * pass counts *count elements at a time, the fill packs *fill at a time
+ * with the host's compress (0: element by element). */
+void lyc_sparse_jit_lanes(LycSparseJit *j, const LycSparse *f, int *count, int *fill);
 LyStatus lyc_sparse_jit_from_dense(LycSparseJit *j, const LycSparse *f, const void *dense, int64_t *counts,
                                    void *const *bufs);
 LyStatus lyc_sparse_jit_to_dense(LycSparseJit *j, const LycSparse *f, const int64_t *counts,

@@ -30,13 +30,6 @@ static LLVMValueRef splat(LLVMValueRef k, int n) {
 static LLVMValueRef kint(LLVMTypeRef t, uint64_t v, int n) { return splat(LLVMConstInt(t, v, 0), n); }
 static LLVMValueRef kfp(LLVMTypeRef t, double v, int n) { return splat(LLVMConstReal(t, v), n); }
 
-/* A call of an intrinsic overloaded on the given types. */
-static LLVMValueRef intrinsic(LycIR *ir, const char *name, LLVMTypeRef *tys, int ntys, LLVMValueRef *args,
-                              int nargs) {
-  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(ir->m, LLVMLookupIntrinsicID(name, strlen(name)), tys, (size_t)ntys);
-  return LLVMBuildCall2(ir->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)nargs, "");
-}
-
 static bool is_int(LyElem e) { return lyElemGetKind(e) <= LY_ELEM_KIND_UNSIGNED; }
 static bool is_unsigned(LyElem e) { return lyElemGetKind(e) == LY_ELEM_KIND_UNSIGNED; }
 
@@ -315,7 +308,7 @@ static LLVMValueRef int_round_value(LycIR *ir, LLVMValueRef x, int sig, bool uns
   LLVMValueRef neg = uns ? kint(ir->i1, 0, n) : LLVMBuildICmp(b, LLVMIntSLT, x, kint(ie, 0, n), "");
   LLVMValueRef a = LLVMBuildSelect(b, neg, LLVMBuildSub(b, kint(ie, 0, n), x, ""), x, ""); /* |x| as unsigned */
   LLVMValueRef args[] = {a, LLVMConstInt(ir->i1, 0, 0)};
-  LLVMValueRef lz = intrinsic(ir, "llvm.ctlz", &it, 1, args, 2);
+  LLVMValueRef lz = lyc_intrinsic(ir, "llvm.ctlz", &it, 1, args, 2);
   LLVMValueRef sh = LLVMBuildSub(b, kint(ie, W - (unsigned)sig, n), lz, ""); /* significant bits - sig */
   LLVMValueRef big = LLVMBuildICmp(b, LLVMIntSGT, sh, kint(ie, 0, n), "");
   LLVMValueRef s = LLVMBuildSelect(b, big, sh, kint(ie, 1, n), "");
@@ -403,7 +396,7 @@ static LLVMValueRef float_to_int(LycIR *ir, LyElem from, LyElem to, LLVMValueRef
   LLVMTypeRef xt = LLVMTypeOf(x), wt = vt(bits == 64 ? ir->i64 : ir->i32, n);
   LLVMTypeRef ft = LLVMGetTypeKind(xt) == LLVMVectorTypeKind ? LLVMGetElementType(xt) : xt;
   bool f64 = LLVMGetTypeKind(ft) == LLVMDoubleTypeKind;
-  x = intrinsic(ir, "llvm.roundeven", &xt, 1, &x, 1);
+  x = lyc_intrinsic(ir, "llvm.roundeven", &xt, 1, &x, 1);
   uint64_t hi = to == LY_ELEM_I1 ? 1 : uns ? (bits == 64 ? ~0ULL : (1ULL << bits) - 1) : (1ULL << (bits - 1)) - 1;
   double lo = uns ? 0.0 : -ldexp(1.0, bits - 1), hid;
   if (f64) {
@@ -481,8 +474,6 @@ LLVMValueRef lyc_emit_convert_lookup(LycIR *ir, LyElem from, LyElem to, LLVMValu
       tab[k][l] = LLVMConstInt(ir->i8, (r >> (8 * k)) & 0xff, 0);
   }
   const char *name = width == 16 ? "llvm.x86.ssse3.pshuf.b.128" : width == 32 ? "llvm.x86.avx2.pshuf.b" : "llvm.x86.avx512.pshuf.b.512";
-  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(ir->m, LLVMLookupIntrinsicID(name, strlen(name)), NULL, 0);
-  LLVMTypeRef fty = LLVMGlobalGetValueType(fn);
   LLVMValueRef parts[32];
   int np = n / width;
   for (int q = 0; q < np; q++) {
@@ -491,13 +482,13 @@ LLVMValueRef lyc_emit_convert_lookup(LycIR *ir, LyElem from, LyElem to, LLVMValu
     LLVMValueRef piece = np == 1 ? v : LLVMBuildShuffleVector(b, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(m, (unsigned)width), "codes");
     LLVMValueRef lo, hi;
     LLVMValueRef a0[] = {LLVMConstVector(tab[0], (unsigned)width), piece};
-    lo = LLVMBuildCall2(b, fty, fn, a0, 2, "lut");
+    lo = lyc_intrinsic(ir, name, NULL, 0, a0, 2);
     if (db == 1) {
       parts[q] = lo;
       continue;
     }
     LLVMValueRef a1[] = {LLVMConstVector(tab[1], (unsigned)width), piece};
-    hi = LLVMBuildCall2(b, fty, fn, a1, 2, "lut");
+    hi = lyc_intrinsic(ir, name, NULL, 0, a1, 2);
     for (int l = 0; l < 2 * width; l++)
       m[l] = LLVMConstInt(ir->i32, (unsigned)(l / 2 + (l % 2 ? width : 0)), 0);
     parts[q] = LLVMBuildBitCast(b, LLVMBuildShuffleVector(b, lo, hi, LLVMConstVector(m, (unsigned)(2 * width)), ""),

@@ -48,6 +48,11 @@ LLVMValueRef lyc_ir_function(LycIR *ir, const char *name, LLVMTypeRef ret, LLVMT
 
 LLVMValueRef lyc_i64(LycIR *ir, int64_t v) { return LLVMConstInt(ir->i64, (unsigned long long)v, 1); }
 
+LLVMValueRef lyc_intrinsic(LycIR *ir, const char *name, LLVMTypeRef *tys, int ntys, LLVMValueRef *args, int nargs) {
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(ir->m, LLVMLookupIntrinsicID(name, strlen(name)), tys, (size_t)ntys);
+  return LLVMBuildCall2(ir->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)nargs, "");
+}
+
 LLVMValueRef lyc_loop_begin(LycIR *ir, LycLoopIR *l, LLVMValueRef lo, LLVMValueRef hi, const char *name) {
   LLVMBasicBlockRef pre = LLVMGetInsertBlock(ir->b);
   l->head = LLVMAppendBasicBlockInContext(ir->c, ir->fn, name);

@@ -139,6 +139,13 @@ void lyc_host_target(LycTarget *t) {
   /* Conversions from 4-bit (or narrower) codes look them up with PSHUFB
    * (convert.c's lyc_emit_convert_lookup) at any width the host has it. */
   t->pshufb_bytes = !has_feature(f, "ssse3") ? 0 : has_feature(f, "avx512bw") ? 64 : has_feature(f, "avx2") ? 32 : 16;
+  /* Dense -> sparse fills left-pack a vector's nonzeros with AVX-512's
+   * compress (sparse_jit.c): 32- and 64-bit lanes with AVX512F and VL, 8-
+   * and 16-bit ones with VBMI2 too. LAYOUTC_COMPRESS=0 turns it off (the
+   * tests run both ways). */
+  const char *cv = getenv("LAYOUTC_COMPRESS");
+  bool compress = has_feature(f, "avx512f") && has_feature(f, "avx512vl") && !(cv && !strcmp(cv, "0"));
+  t->compress_bits = !compress ? 0 : has_feature(f, "avx512vbmi2") ? 8 : 32;
 }
 
 /* ===== Reads for ownership ========================================================== */

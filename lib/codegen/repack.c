@@ -481,16 +481,14 @@ static LLVMValueRef lane_mask(Gen *g, int n, int valid) {
  * end of the buffer (masked lanes never fault). */
 static LLVMValueRef masked_load(Gen *g, LLVMTypeRef vt, LLVMValueRef ptr, int n, int valid) {
   LLVMTypeRef tys[] = {vt, g->ir.ptr};
-  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->ir.m, LLVMLookupIntrinsicID("llvm.masked.load", 16), tys, 2);
   LLVMValueRef args[] = {ptr, LLVMConstInt(g->ir.i32, 1, 0), lane_mask(g, n, valid), LLVMConstNull(vt)};
-  return LLVMBuildCall2(g->ir.b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
+  return lyc_intrinsic(&g->ir, "llvm.masked.load", tys, 2, args, 4);
 }
 
 static void masked_store(Gen *g, LLVMValueRef v, LLVMValueRef ptr, int n, int valid) {
   LLVMTypeRef tys[] = {LLVMTypeOf(v), g->ir.ptr};
-  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->ir.m, LLVMLookupIntrinsicID("llvm.masked.store", 17), tys, 2);
   LLVMValueRef args[] = {v, ptr, LLVMConstInt(g->ir.i32, 1, 0), lane_mask(g, n, valid)};
-  LLVMBuildCall2(g->ir.b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
+  lyc_intrinsic(&g->ir, "llvm.masked.store", tys, 2, args, 4);
 }
 
 /* Packed vector j of a tile whose destination run is contiguous across Y
@@ -733,11 +731,10 @@ static void store_pieces(Gen *g, const LycNest *x, LLVMValueRef *out, Tile t, LL
  * never fault, even past the end of the buffer). */
 static void prefetch(Gen *g, LLVMValueRef ptr, int ahead) {
   LLVMTypeRef tys[] = {g->ir.ptr};
-  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->ir.m, LLVMLookupIntrinsicID("llvm.prefetch", 13), tys, 1);
   LLVMValueRef off = lyc_i64(&g->ir, ahead);
   LLVMValueRef args[] = {LLVMBuildGEP2(g->ir.b, g->ir.i8, ptr, &off, 1, "ahead"), LLVMConstInt(g->ir.i32, 0, 0),
                          LLVMConstInt(g->ir.i32, 3, 0), LLVMConstInt(g->ir.i32, 1, 0)};
-  LLVMBuildCall2(g->ir.b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
+  lyc_intrinsic(&g->ir, "llvm.prefetch", tys, 1, args, 4);
 }
 
 /* A tile whose source rows follow each other (X stride = the Y length, at
@@ -888,9 +885,8 @@ static LLVMValueRef affine_transpose(Gen *g, LLVMValueRef v, int n) {
   LLVMValueRef rev = LLVMBuildShuffleVector(g->ir.b, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(m, (unsigned)n), "rows");
   char name[48];
   snprintf(name, sizeof name, "llvm.x86.vgf2p8affineqb.%d", 8 * n);
-  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->ir.m, LLVMLookupIntrinsicID(name, strlen(name)), NULL, 0);
   LLVMValueRef args[] = {LLVMConstVector(unit, (unsigned)n), rev, LLVMConstInt(g->ir.i8, 0, 0)};
-  return LLVMBuildCall2(g->ir.b, LLVMGlobalGetValueType(fn), fn, args, 3, "bits");
+  return lyc_intrinsic(&g->ir, name, NULL, 0, args, 3);
 }
 
 /* Each group of k bytes of v (k = 8 / bits: byte r holding row r's k
@@ -953,10 +949,8 @@ static LLVMValueRef field_rows(Gen *g, LLVMValueRef *rows, int k, int nb, int bi
     }
     LLVMValueRef swapped = LLVMBuildShuffleVector(g->ir.b, z, LLVMGetUndef(LLVMTypeOf(z)), LLVMConstVector(m, (unsigned)n), "pair");
     LLVMValueRef w = LLVMBuildBitCast(g->ir.b, swapped, vt, "");
-    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->ir.m, LLVMLookupIntrinsicID("llvm.fshl", 9), &vt, 1);
     LLVMValueRef args[] = {w, w, LLVMConstVector(amt, (unsigned)(n / wb))};
-    LLVMValueRef rot = LLVMBuildBitCast(g->ir.b, LLVMBuildCall2(g->ir.b, LLVMGlobalGetValueType(fn), fn, args, 3, "rot"),
-                                        LLVMTypeOf(z), "");
+    LLVMValueRef rot = LLVMBuildBitCast(g->ir.b, lyc_intrinsic(&g->ir, "llvm.fshl", &vt, 1, args, 3), LLVMTypeOf(z), "");
     LLVMValueRef S = LLVMConstVector(sel, (unsigned)n);
     z = LLVMBuildOr(g->ir.b, LLVMBuildAnd(g->ir.b, z, S, ""), LLVMBuildAnd(g->ir.b, rot, LLVMBuildNot(g->ir.b, S, ""), ""),
                     "fields");

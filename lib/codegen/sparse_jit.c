@@ -31,12 +31,15 @@ typedef struct {
   int vbits, pbits, cbits;
   uint64_t vmask;    /* the value bits that make it nonzero */
   int pos_buf, val_buf, crd_buf[LY_MAX_RANK], crd_stride[LY_MAX_RANK], crd_field[LY_MAX_RANK];
+  int count_lanes;   /* the nnz pass counts a parent's run of elements this many at a time; 0: one by one */
+  int fill_lanes;    /* the fill packs a CSR row's nonzeros this many at a time (compress); 0: chunks */
 } Shape;
 
 typedef struct {
   int64_t key[6 * LY_MAX_RANK + 8];
   int nkey;
   bool supported;
+  int count_lanes, fill_lanes; /* the Shape's */
   CountFn count;
   FillFn fill;
   ScatterFn scatter;
@@ -45,6 +48,7 @@ typedef struct {
 /* Not thread-safe: one converter per thread. */
 struct LycSparseJit {
   LyDiagEngine *d;
+  LycTarget tgt;
   LLVMOrcLLJITRef jit;
   Entry *entries;
   int n, cap;
@@ -103,6 +107,29 @@ static bool shape_of(const LycSparse *f, Shape *s) {
   s->vmask = lyc_sparse_value_mask(f->value);
   map_buffers(f, s);
   return true;
+}
+
+/* The vector paths the host allows for a parent whose units are single
+ * elements in one contiguous run (CSR and CSC over a row-major dense
+ * tensor, COO whose later levels follow in memory). Counting: a
+ * vector's nonzero lanes are a popcount of a compare. Filling a CSR row:
+ * AVX-512's compress packs the nonzero lanes' values and coordinates to the
+ * front, stored under a mask of their count; no branch on the data, so a
+ * row costs about a read of it at any density (4096x4096 f32 on an
+ * Emerald Rapids VM: the fill at 1% 10.7 -> 3.4 ms, at 10% 23 -> 3.5 ms).
+ * Both vectors (values, coordinates) are 128 to 512 bits. */
+static void plan_vectors(Shape *s, const LycTarget *t) {
+  int end = s->coo ? s->L : s->a + 1;
+  int64_t stride = 1;
+  bool run = s->blk == 1 && !s->nm; /* n_out_of_m has kernels of its own */
+  for (int l = end - 1; l >= s->a && run; l--)
+    run = s->ls[l] == stride, stride *= s->size[l];
+  s->count_lanes = run ? 8 * t->vector_bytes / s->vbits : 0;
+  int wide = s->vbits > s->cbits ? s->vbits : s->cbits, narrow = s->vbits + s->cbits - wide;
+  int lanes = 8 * t->vector_bytes / wide;
+  bool ok = run && !s->coo && end == s->L && s->crd_stride[s->a] == 1 && t->compress_bits &&
+            narrow >= t->compress_bits && lanes * narrow >= 128;
+  s->fill_lanes = ok ? lanes : 0;
 }
 
 /* ===== Emission ================================================================ */
@@ -226,9 +253,15 @@ static void store_unit(Emit *e, LLVMValueRef nz, LLVMValueRef off, LLVMValueRef 
   LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(e->ir.c, e->ir.fn, "cont");
   LLVMBuildCondBr(e->ir.b, nz, then, cont);
   LLVMPositionBuilderAtEnd(e->ir.b, then);
-  if (e->mode == MODE_FILL) {
+  if (e->mode == MODE_FILL) { /* within the buffers' room, as store_point_branchless */
+    LLVMBasicBlockRef write = LLVMAppendBasicBlockInContext(e->ir.c, e->ir.fn, "write");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->ir.c, e->ir.fn, "written");
+    LLVMBuildCondBr(e->ir.b, LLVMBuildICmp(e->ir.b, LLVMIntULT, get_k(e), e->cap, "room"), write, done);
+    LLVMPositionBuilderAtEnd(e->ir.b, write);
     store_coords(e, get_k(e));
     nest(e, e->s->a + 1, e->s->L, off, lyc_i64(&e->ir, 0), block_copy_out);
+    LLVMBuildBr(e->ir.b, done);
+    LLVMPositionBuilderAtEnd(e->ir.b, done);
   }
   bump_k(e);
   LLVMBuildBr(e->ir.b, cont);
@@ -293,11 +326,111 @@ static void fill_chunked(Emit *e, LLVMValueRef off) {
     fill_points(e, off, lyc_i64(&e->ir, nch * CHUNK), lyc_i64(&e->ir, n));
 }
 
+static LLVMTypeRef vec(Emit *e, int bits, int lanes) { return LLVMVectorType(int_type(e, bits), (unsigned)lanes); }
+
+/* <0, 1, ..., lanes - 1> of bits-wide integers. */
+static LLVMValueRef iota(Emit *e, int bits, int lanes) {
+  LLVMValueRef k[64];
+  for (int i = 0; i < lanes; i++)
+    k[i] = LLVMConstInt(int_type(e, bits), (unsigned long long)i, 0);
+  return LLVMConstVector(k, (unsigned)lanes);
+}
+
+static LLVMValueRef splat(Emit *e, LLVMValueRef x, int lanes) {
+  LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(x), (unsigned)lanes);
+  LLVMValueRef one = LLVMBuildInsertElement(e->ir.b, LLVMGetPoison(vt), x, LLVMConstInt(e->ir.i32, 0, 0), "");
+  return LLVMBuildShuffleVector(e->ir.b, one, LLVMGetPoison(vt), LLVMConstNull(LLVMVectorType(e->ir.i32, (unsigned)lanes)),
+                                "splat");
+}
+
+/* Loads `lanes` elements at dense offset off (in elements); *nz gets the
+ * nonzero lanes (<lanes x i1>), the result their count (i64). */
+static LLVMValueRef load_lanes(Emit *e, LLVMValueRef off, int lanes, LLVMValueRef *v, LLVMValueRef *nz) {
+  const Shape *s = e->s;
+  LLVMValueRef p = LLVMBuildGEP2(e->ir.b, int_type(e, s->vbits), e->dense, &off, 1, "p");
+  *v = LLVMBuildLoad2(e->ir.b, vec(e, s->vbits, lanes), p, "v");
+  LLVMSetAlignment(*v, (unsigned)s->vbits / 8);
+  LLVMValueRef m = LLVMBuildAnd(e->ir.b, *v, splat(e, LLVMConstInt(int_type(e, s->vbits), s->vmask, 0), lanes), "m");
+  *nz = LLVMBuildICmp(e->ir.b, LLVMIntNE, m, LLVMConstNull(LLVMTypeOf(m)), "nz");
+  LLVMValueRef bits = LLVMBuildBitCast(e->ir.b, *nz, int_type(e, lanes), "bits");
+  LLVMTypeRef bt = LLVMTypeOf(bits);
+  return LLVMBuildZExt(e->ir.b, lyc_intrinsic(&e->ir, "llvm.ctpop", &bt, 1, &bits, 1), e->ir.i64, "pop");
+}
+
+/* Counts the nonzeros of a parent's run of n elements at dense offset off,
+ * count_lanes at a time (the rest one by one). */
+static void count_run(Emit *e, LLVMValueRef off) {
+  const Shape *s = e->s;
+  int V = s->count_lanes, end = s->coo ? s->L : s->a + 1;
+  int64_t n = 1;
+  for (int l = s->a; l < end; l++)
+    n *= s->size[l];
+  LycLoopIR lp;
+  LLVMValueRef i = lyc_loop_begin(&e->ir, &lp, lyc_i64(&e->ir, 0), lyc_i64(&e->ir, n / V), "vec");
+  LLVMValueRef v, nz, pop = load_lanes(e, add(e, off, lyc_mul_const(&e->ir, i, V, "lo")), V, &v, &nz);
+  LLVMBuildStore(e->ir.b, add(e, get_k(e), pop), e->k);
+  lyc_loop_end(&e->ir, &lp);
+  if (n % V) {
+    LLVMValueRef j = lyc_loop_begin(&e->ir, &lp, lyc_i64(&e->ir, n / V * V), lyc_i64(&e->ir, n), "elem");
+    LLVMValueRef x = load_int(e, s->vbits, e->dense, add(e, off, j));
+    LLVMBuildStore(e->ir.b, add(e, get_k(e), LLVMBuildZExt(e->ir.b, nonzero(e, x), e->ir.i64, "inc")), e->k);
+    lyc_loop_end(&e->ir, &lp);
+  }
+}
+
+/* The nonzero lanes of x packed to the front (AVX-512's compress). */
+static LLVMValueRef compress(Emit *e, LLVMValueRef x, LLVMValueRef nz) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  LLVMValueRef args[] = {x, LLVMConstNull(t), nz};
+  return lyc_intrinsic(&e->ir, "llvm.x86.avx512.mask.compress", &t, 1, args, 3);
+}
+
+/* Stores the first `lanes` lanes of x at element k of buffer b. */
+static void store_front(Emit *e, int bits, int b, LLVMValueRef k, LLVMValueRef x, LLVMValueRef lanes) {
+  LLVMTypeRef t = int_type(e, bits), tys[] = {LLVMTypeOf(x), e->ir.ptr};
+  int V = (int)LLVMGetVectorSize(LLVMTypeOf(x));
+  LLVMValueRef mask = LLVMBuildICmp(e->ir.b, LLVMIntULT, iota(e, 8, V),
+                                    splat(e, LLVMBuildTrunc(e->ir.b, lanes, e->ir.i8, "n"), V), "front");
+  LLVMValueRef args[] = {x, LLVMBuildGEP2(e->ir.b, t, e->buf[b], &k, 1, "p"), LLVMConstInt(e->ir.i32, (unsigned)bits / 8, 0),
+                         mask};
+  lyc_intrinsic(&e->ir, "llvm.masked.store", tys, 2, args, 4);
+}
+
+/* The fill of one CSR row (contiguous in the dense tensor), fill_lanes
+ * elements at a time: the nonzero lanes' values and coordinates are
+ * compressed to the front and stored under a mask of their count, bounded
+ * by the buffers' room as store_point_branchless is; k advances by the
+ * count. The last elements short of a vector go one by one. */
+static void fill_compressed(Emit *e, LLVMValueRef off) {
+  const Shape *s = e->s;
+  int V = s->fill_lanes;
+  int64_t n = s->size[s->a];
+  LycLoopIR lp;
+  LLVMValueRef i = lyc_loop_begin(&e->ir, &lp, lyc_i64(&e->ir, 0), lyc_i64(&e->ir, n / V), "vec");
+  LLVMValueRef lo = lyc_mul_const(&e->ir, i, V, "lo");
+  LLVMValueRef v, nz, pop = load_lanes(e, add(e, off, lo), V, &v, &nz), k = get_k(e);
+  LLVMValueRef room = LLVMBuildSelect(e->ir.b, LLVMBuildICmp(e->ir.b, LLVMIntULT, k, e->cap, "has"),
+                                      LLVMBuildSub(e->ir.b, e->cap, k, "left"), lyc_i64(&e->ir, 0), "room");
+  LLVMValueRef lanes = LLVMBuildSelect(e->ir.b, LLVMBuildICmp(e->ir.b, LLVMIntULT, pop, room, "fits"), pop, room, "lanes");
+  LLVMValueRef c = LLVMBuildAdd(e->ir.b, splat(e, LLVMBuildTrunc(e->ir.b, lo, int_type(e, s->cbits), "c"), V),
+                                iota(e, s->cbits, V), "crd");
+  store_front(e, s->vbits, s->val_buf, k, compress(e, v, nz), lanes);
+  store_front(e, s->cbits, s->crd_buf[s->a], k, compress(e, c, nz), lanes);
+  LLVMBuildStore(e->ir.b, add(e, k, pop), e->k);
+  lyc_loop_end(&e->ir, &lp);
+  if (n % V)
+    fill_points(e, off, lyc_i64(&e->ir, n / V * V), lyc_i64(&e->ir, n));
+}
+
 /* One parent of the compressed level: its units, then its positions entry. */
 static void pack_parent(Emit *e, LLVMValueRef off, LLVMValueRef parent) {
   const Shape *s = e->s;
-  if (e->mode == MODE_FILL && !s->coo && s->a + 1 == s->L)
+  if (e->mode == MODE_FILL && s->fill_lanes)
+    fill_compressed(e, off);
+  else if (e->mode == MODE_FILL && !s->coo && s->a + 1 == s->L)
     fill_chunked(e, off);
+  else if (e->mode == MODE_COUNT && s->count_lanes)
+    count_run(e, off);
   else
     nest(e, s->a, s->coo ? s->L : s->a + 1, off, lyc_i64(&e->ir, 0), s->coo ? coo_point : block_unit);
   if (e->mode == MODE_FILL)
@@ -536,6 +669,7 @@ LycSparseJit *lyc_sparse_jit_create(LyDiagEngine *d) {
   if (!j)
     return err(d, "out of memory"), NULL;
   *j = (LycSparseJit){.d = d};
+  lyc_host_target(&j->tgt);
   LLVMTargetMachineRef tm = lyc_host_machine(d); /* initialises the native target once */
   if (!tm)
     return ly_free(j), NULL;
@@ -679,6 +813,8 @@ static Entry *entry_of(LycSparseJit *j, const LycSparse *f) {
   memcpy(en->key, key, (size_t)nkey * sizeof *key);
   Shape s;
   en->supported = shape_of(f, &s);
+  if (en->supported)
+    plan_vectors(&s, &j->tgt), en->count_lanes = s.count_lanes, en->fill_lanes = s.fill_lanes;
   if (en->supported && !compile_entry(j, f, &s, en))
     return NULL;
   j->n++;
@@ -700,6 +836,14 @@ bool lyc_sparse_jit_supports(LycSparseJit *j, const LycSparse *f) {
     return false;
   Entry *en = entry_of(j, f);
   return en && en->supported;
+}
+
+void lyc_sparse_jit_lanes(LycSparseJit *j, const LycSparse *f, int *count, int *fill) {
+  *count = *fill = 0;
+  if (lyc_sparse_jit_supports(j, f)) {
+    Entry *en = entry_of(j, f);
+    *count = en->count_lanes, *fill = en->fill_lanes;
+  }
 }
 
 LyStatus lyc_sparse_jit_from_dense(LycSparseJit *j, const LycSparse *f, const void *dense, int64_t *counts,

@@ -447,6 +447,28 @@ def value_codes(drv, rng):
             fail("values %s: %r" % (dt, got.stdout))
 
 
+def wide_rows(drv, rng, stats, quick):
+    """CSR and COO of rows longer than the kernels' vectors (the nnz pass counts a vector's lanes at
+    a time, the fill compresses them where the host can: sparse_jit.c, plan_vectors): every value
+    type at every coordinate width, rows from empty to full, with -0.0 and NaN, both paths against
+    SciPy and back; the row length 203 leaves a partial vector at every width."""
+    rows, cols = 9, 203
+    for i, dt in enumerate(DTYPES):
+        dense = np.concatenate([random_dense(rng, dt, (1, cols), d)
+                                for d in (0, 0.01, 0.05, 0.1, 0.3, 0.5, 0.9, 0.99, 1)])
+        for c in [(8, 16, 32, 64)[i % 4]] if quick else (8, 16, 32, 64):  # quick: a tenth of the time
+            for make, kind in ((csr, "csr"), (coo, "coo")):
+                spec = make(dt, 32, c, (rows, cols))
+                want, back = oracle(kind, spec, dense, None)
+                for mode in ("interp", "jit"):
+                    what = "wide %s %s %s" % (kind, spec.text, mode)
+                    got = drv.from_dense(mode, spec, dense, spec.widths())
+                    if same_bytes(what + " from dense", got, want):
+                        same_bytes(what + " to dense", drv.to_dense(mode, spec, got, spec.widths()),
+                                   wire(dt, back))
+                stats["wide"] = stats.get("wide", 0) + 1
+
+
 def nonordered(drv):
     """A CSR whose rows are unsorted: read as stored, and sorted by a conversion (SciPy's sort_indices)."""
     spec = Spec("f32", 32, 32, (3, 4), ["i0:dense", "i1:compressed+no"], ["pos", "crd", "val"])
@@ -505,6 +527,7 @@ def main():
         random_case(drv, rng, i, stats)
     structured(drv, rng, max(cases // 20, 10), stats)
     hand_vectors(drv)
+    wide_rows(drv, rng, stats, bool(os.environ.get("LAYOUTC_TEST_QUICK")))
     value_codes(drv, rng)
     nonordered(drv)
     malformed(drv)

@@ -4,6 +4,7 @@
  *   sparse_driver serve   requests on stdin, answers on stdout (below)
  *   sparse_driver bench   dense->CSR and CSR->dense GB/s next to memcpy
  *   sparse_driver check SPEC   the format's buffers, or its diagnostic
+ *   sparse_driver vector SPEC  its compiled kernels' vector lanes, and a check of the fill's bounds
  *
  * A request is one text line, then raw bytes:
  *   from-dense MODE SPEC            + the row-major dense bytes
@@ -192,6 +193,62 @@ static void serve_one(char *line) {
   (void)nb;
 }
 
+/* ===== vector ================================================================== */
+
+/* Prints the compiled kernels' vector lanes, then checks that the fill
+ * bounds its writes by the counts it is given: on a dense tensor with half
+ * its elements zero, a fill told the value and coordinate buffers hold half
+ * the stored entries writes exactly the first half of the full fill's
+ * entries (and the same positions) and not a byte past them. n_out_of_m
+ * formats, whose size does not depend on the data, are not filled. */
+static int vector_check(const LycSparse *f) {
+  int count, fill;
+  lyc_sparse_jit_lanes(jit, f, &count, &fill);
+  if (!lyc_sparse_jit_supports(jit, f))
+    return printf("interpreted\n"), 0;
+  printf("compiled: nnz pass %d lanes, fill %d lanes\n", count, fill);
+  if (f->m) /* n_out_of_m: n entries per group whatever the data, the type's size */
+    return 0;
+  int64_t n = dense_bytes(f), eb = lyElemGetBits(f->value) / 8, counts[LYC_SPARSE_MAX_BUFS] = {0},
+          half[LYC_SPARSE_MAX_BUFS];
+  unsigned char *dense = malloc((size_t)n + 1);
+  uint64_t x = 0x9e3779b97f4a7c15ULL;
+  for (int64_t i = 0; i < n; i += eb) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    bool zero = x & 1;
+    for (int64_t b = 0; b < eb; b++)
+      dense[i + b] = zero ? 0 : (unsigned char)(x >> (8 + 8 * (b % 7)) | 1);
+  }
+  LycBufInfo info[LYC_SPARSE_MAX_BUFS];
+  int nb = lyc_sparse_buffers(f, info), bad = 0;
+  void *full[LYC_SPARSE_MAX_BUFS] = {0}, *part[LYC_SPARSE_MAX_BUFS] = {0};
+  if (lyc_sparse_jit_from_dense(jit, f, dense, counts, NULL))
+    return printf("error: %s\n", diag_text), free(dense), 1;
+  int64_t units = 0; /* stored units (elements or blocks): the first coordinates' entries per unit */
+  for (int b = nb - 1; b >= 0; b--)
+    if (info[b].kind == LYC_BUF_CRD)
+      units = counts[b] / info[b].nlvls;
+  for (int b = 0; b < nb; b++) {
+    size_t bytes = (size_t)(counts[b] * info[b].bits / 8);
+    full[b] = malloc(bytes + 1), part[b] = malloc(bytes + 64);
+    memset(part[b], 0xa5, bytes + 64);
+    half[b] = info[b].kind == LYC_BUF_POS || !units ? counts[b] : units / 2 * (counts[b] / units);
+  }
+  lyc_sparse_jit_from_dense(jit, f, dense, counts, full);
+  lyc_sparse_jit_from_dense(jit, f, dense, half, part);
+  for (int b = 0; b < nb; b++) {
+    size_t kept = (size_t)(half[b] * info[b].bits / 8), bytes = (size_t)(counts[b] * info[b].bits / 8);
+    bad |= memcmp(part[b], full[b], kept) != 0;
+    for (size_t i = kept; i < bytes + 64; i++)
+      bad |= ((unsigned char *)part[b])[i] != 0xa5;
+  }
+  printf("%" PRId64 " stored; a fill with room for half: %s\n", counts[nb - 1], bad ? "WRONG" : "bounded");
+  for (int b = 0; b < nb; b++)
+    free(full[b]), free(part[b]);
+  free(dense);
+  return bad;
+}
+
 /* ===== bench =================================================================== */
 
 static double now(void) {
@@ -280,6 +337,12 @@ int main(int argc, char **argv) {
       printf("%s level %d x%d %d-bit\n",
              info[b].kind == LYC_BUF_POS ? "positions" : info[b].kind == LYC_BUF_CRD ? "coordinates" : "values",
              info[b].lvl, info[b].nlvls, info[b].bits);
+  } else if (argc >= 3 && !strcmp(argv[1], "vector")) {
+    LycSparse f;
+    if (!parse_spec(argv[2], &f) || lyc_sparse_check(&engine, &f))
+      return fprintf(stderr, "sparse_driver: bad format '%s'\n", argv[2]), 1;
+    if (vector_check(&f))
+      return 1;
   } else if (argc >= 2 && !strcmp(argv[1], "bench")) {
     int64_t n = argc >= 3 ? atoll(argv[2]) : 4096;
     printf("%" PRId64 "x%" PRId64 " f32, 32-bit positions and coordinates; GB/s = (dense + sparse bytes) / best of 5;"
@@ -288,7 +351,7 @@ int main(int argc, char **argv) {
       for (int k = 0; k < 2; k++)
         bench_density(n, k ? 0.10 : 0.01, m ? "jit" : "interp");
   } else {
-    fprintf(stderr, "usage: sparse_driver serve | bench [N] | check SPEC\n");
+    fprintf(stderr, "usage: sparse_driver serve | bench [N] | check SPEC | vector SPEC\n");
     return 1;
   }
   lyc_sparse_jit_destroy(jit);
