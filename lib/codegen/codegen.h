@@ -249,6 +249,11 @@ bool lyc_host_has_feature(const char *name);
  * (measured once per host, kept in the persistent cache, or once per
  * process without it; LAYOUTC_RFO_COSTLY=0|1 answers instead). */
 bool lyc_host_rfo_costly(void);
+/* Whether a kernel moving `bytes` keeps its stores in the cache: below the
+ * target's non-temporal threshold, and below its ownership threshold where
+ * the host's plain stores pay for a read (lyc_host_rfo_costly, asked only
+ * when the size is in between). */
+bool lyc_target_resident(const LycTarget *t, int64_t bytes);
 
 /* ===== JIT (jit.c) ========================================================= */
 
@@ -354,8 +359,9 @@ void lyc_sparse_jit_destroy(LycSparseJit *j);
 bool lyc_sparse_jit_supports(LycSparseJit *j, const LycSparse *f);
 /* The vector paths of a supported format's kernels (0 otherwise): the nnz
  * pass counts *count elements at a time, the fill packs *fill at a time
- * with the host's compress (0: element by element). */
-void lyc_sparse_jit_lanes(LycSparseJit *j, const LycSparse *f, int *count, int *fill);
+ * with the host's compress (0: element by element); *staged: the scatter
+ * builds each parent's run in a buffer and streams it out. */
+void lyc_sparse_jit_lanes(LycSparseJit *j, const LycSparse *f, int *count, int *fill, bool *staged);
 LyStatus lyc_sparse_jit_from_dense(LycSparseJit *j, const LycSparse *f, const void *dense, int64_t *counts,
                                    void *const *bufs);
 LyStatus lyc_sparse_jit_to_dense(LycSparseJit *j, const LycSparse *f, const int64_t *counts,

@@ -254,3 +254,9 @@ bool lyc_host_rfo_costly(void) {
   pthread_once(&rfo_once, measure_rfo);
   return rfo_costly;
 }
+
+bool lyc_target_resident(const LycTarget *t, int64_t bytes) {
+  if (bytes >= t->nt_threshold)
+    return false;
+  return !(t->rfo_nt_threshold && bytes >= t->rfo_nt_threshold && lyc_host_rfo_costly());
+}

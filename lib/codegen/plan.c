@@ -1035,9 +1035,7 @@ bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const Ly
     int64_t sb = 0, db = 0; /* sub-byte: packed */
     lyTypeGetSizeBytes(lyd_wrap(src), &sb);
     lyTypeGetSizeBytes(lyd_wrap(dst), &db);
-    p->resident = sb + db < tgt->nt_threshold;
-    if (p->resident && tgt->rfo_nt_threshold && sb + db >= tgt->rfo_nt_threshold && lyc_host_rfo_costly())
-      p->resident = false; /* the L3 keeps it no faster than memory (host.c) */
+    p->resident = lyc_target_resident(tgt, sb + db);
     if (p->vlen == 64 && !wide_packed(p))
       p->vlen = 32;
     if (plan_nests(p)) {

@@ -33,6 +33,8 @@ typedef struct {
   int pos_buf, val_buf, crd_buf[LY_MAX_RANK], crd_stride[LY_MAX_RANK], crd_field[LY_MAX_RANK];
   int count_lanes;   /* the nnz pass counts a parent's run of elements this many at a time; 0: one by one */
   int fill_lanes;    /* the fill packs a CSR row's nonzeros this many at a time (compress); 0: chunks */
+  int64_t run_bytes; /* the dense bytes of a parent's elements when they are one run; 0: not */
+  bool stage;        /* the scatter builds each run in a buffer on the stack and streams it out */
 } Shape;
 
 typedef struct {
@@ -40,6 +42,7 @@ typedef struct {
   int nkey;
   bool supported;
   int count_lanes, fill_lanes; /* the Shape's */
+  bool stage;
   CountFn count;
   FillFn fill;
   ScatterFn scatter;
@@ -124,6 +127,14 @@ static void plan_vectors(Shape *s, const LycTarget *t) {
   bool run = s->blk == 1 && !s->nm; /* n_out_of_m has kernels of its own */
   for (int l = end - 1; l >= s->a && run; l--)
     run = s->ls[l] == stride, stride *= s->size[l];
+  s->run_bytes = run ? stride * s->vbits / 8 : 0;
+  /* Past the cache (the planner's rule), the scatter zeroes each run and
+   * drops its entries into a buffer in L1, then streams it to the dense
+   * tensor a line at a time: each line written once, never read (zeroing
+   * the tensor in place, then scattering into lines long evicted, moves it
+   * three times). Runs of whole lines up to 64 KB. */
+  s->stage = run && s->run_bytes % 64 == 0 && s->run_bytes <= (64 << 10) &&
+             !lyc_target_resident(t, s->run_bytes * s->parents);
   s->count_lanes = run ? 8 * t->vector_bytes / s->vbits : 0;
   int wide = s->vbits > s->cbits ? s->vbits : s->cbits, narrow = s->vbits + s->cbits - wide;
   int lanes = 8 * t->vector_bytes / wide;
@@ -148,6 +159,7 @@ typedef struct {
   LLVMValueRef any;                  /* i1 slot: the block has a nonzero */
   LLVMValueRef k_now;                /* scatter: the entry being copied */
   LLVMValueRef cap;                  /* fill: units the buffers hold */
+  LLVMValueRef stage, aligned;       /* scatter: the staged run (Shape.stage), the tensor 64-byte aligned */
 } Emit;
 
 typedef void (*Body)(Emit *e, LLVMValueRef off, LLVMValueRef lin);
@@ -518,8 +530,44 @@ static void scatter_entry(Emit *e, LLVMValueRef off, LLVMValueRef k) {
   }
 }
 
+/* Streams the staged run to dense bytes [at, at + run_bytes) a line at a
+ * time when the tensor is 64-byte aligned (then so is every run), else copies it. */
+static void stream_run(Emit *e, LLVMValueRef at) {
+  LLVMBasicBlockRef nt = LLVMAppendBasicBlockInContext(e->ir.c, e->ir.fn, "stream");
+  LLVMBasicBlockRef plain = LLVMAppendBasicBlockInContext(e->ir.c, e->ir.fn, "copy");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->ir.c, e->ir.fn, "streamed");
+  LLVMValueRef dst = LLVMBuildGEP2(e->ir.b, e->ir.i8, e->dense, &at, 1, "run");
+  LLVMBuildCondBr(e->ir.b, e->aligned, nt, plain);
+  LLVMPositionBuilderAtEnd(e->ir.b, nt);
+  LycLoopIR lp;
+  LLVMValueRef i = lyc_loop_begin(&e->ir, &lp, lyc_i64(&e->ir, 0), lyc_i64(&e->ir, e->s->run_bytes / 64), "line");
+  LLVMValueRef o = lyc_mul_const(&e->ir, i, 64, "o");
+  LLVMTypeRef lt = vec(e, 32, 16);
+  LLVMValueRef v = LLVMBuildLoad2(e->ir.b, lt, LLVMBuildGEP2(e->ir.b, e->ir.i8, e->stage, &o, 1, "from"), "line");
+  LLVMSetAlignment(v, 64);
+  LLVMValueRef st = LLVMBuildStore(e->ir.b, v, LLVMBuildGEP2(e->ir.b, e->ir.i8, dst, &o, 1, "to"));
+  LLVMSetAlignment(st, 64);
+  LLVMMetadataRef one = LLVMValueAsMetadata(LLVMConstInt(e->ir.i32, 1, 0));
+  LLVMSetMetadata(st, LLVMGetMDKindIDInContext(e->ir.c, "nontemporal", 11),
+                  LLVMMetadataAsValue(e->ir.c, LLVMMDNodeInContext2(e->ir.c, &one, 1)));
+  lyc_loop_end(&e->ir, &lp);
+  LLVMBuildBr(e->ir.b, done);
+  LLVMPositionBuilderAtEnd(e->ir.b, plain);
+  LLVMBuildMemCpy(e->ir.b, dst, 1, e->stage, 64, lyc_i64(&e->ir, e->s->run_bytes));
+  LLVMBuildBr(e->ir.b, done);
+  LLVMPositionBuilderAtEnd(e->ir.b, done);
+}
+
 static void scatter_parent(Emit *e, LLVMValueRef off, LLVMValueRef parent) {
   const Shape *s = e->s;
+  LLVMValueRef dense = e->dense, at = lyc_mul_const(&e->ir, off, s->vbits / 8, "at");
+  if (s->stage) { /* the entries go to the staged run; off is 0 there */
+    LLVMBuildMemSet(e->ir.b, e->stage, LLVMConstInt(e->ir.i8, 0, 0), lyc_i64(&e->ir, s->run_bytes), 64);
+    e->dense = e->stage, off = lyc_i64(&e->ir, 0);
+  } else if (s->run_bytes) { /* zeroed here, in cache for its entries */
+    LLVMBuildMemSet(e->ir.b, LLVMBuildGEP2(e->ir.b, e->ir.i8, e->dense, &at, 1, "run"), LLVMConstInt(e->ir.i8, 0, 0),
+                    lyc_i64(&e->ir, s->run_bytes), (unsigned)s->vbits / 8);
+  }
   LLVMValueRef lo = load_index(e, s->pbits, e->buf[s->pos_buf], parent);
   LLVMValueRef hi = load_index(e, s->pbits, e->buf[s->pos_buf], add(e, parent, lyc_i64(&e->ir, 1)));
   LLVMValueRef bad = LLVMBuildOr(e->ir.b, ugt(e, lo, hi), ugt(e, hi, e->ncrd), "bad");
@@ -529,6 +577,8 @@ static void scatter_parent(Emit *e, LLVMValueRef off, LLVMValueRef parent) {
   LLVMValueRef k = lyc_loop_begin(&e->ir, &lp, lo, hi, "entry");
   scatter_entry(e, off, k);
   lyc_loop_end(&e->ir, &lp);
+  if (s->stage)
+    e->dense = dense, stream_run(e, at);
 }
 
 /* i64 scatter(ptr dense, ptr bufs, ptr counts): 0, or 1 on malformed input. */
@@ -542,7 +592,14 @@ static void emit_scatter(LLVMModuleRef m, const Shape *s, const char *name, int 
   e.fail_bb = LLVMAppendBasicBlockInContext(e.ir.c, e.ir.fn, "malformed");
   e.prev = new_slot(&e, e.ir.i64, lyc_i64(&e.ir, -1), "prev");
   load_buffers(&e, LLVMGetParam(e.ir.fn, 1), nbufs);
-  LLVMBuildMemSet(e.ir.b, e.dense, LLVMConstInt(e.ir.i8, 0, 0), lyc_i64(&e.ir, dense_bytes), 1);
+  if (s->stage) {
+    e.stage = LLVMBuildAlloca(e.ir.b, LLVMArrayType(e.ir.i8, (unsigned)s->run_bytes), "stage");
+    LLVMSetAlignment(e.stage, 64);
+    LLVMValueRef low = LLVMBuildAnd(e.ir.b, LLVMBuildPtrToInt(e.ir.b, e.dense, e.ir.i64, "addr"), lyc_i64(&e.ir, 63), "low");
+    e.aligned = LLVMBuildICmp(e.ir.b, LLVMIntEQ, low, lyc_i64(&e.ir, 0), "aligned");
+  }
+  if (!s->run_bytes) /* else one parent at a time (scatter_parent) */
+    LLVMBuildMemSet(e.ir.b, e.dense, LLVMConstInt(e.ir.i8, 0, 0), lyc_i64(&e.ir, dense_bytes), 1);
   e.ncrd = count_of(&e, counts, s->crd_buf[s->a], s->crd_stride[s->a]);
   for (int l = s->a + 1; s->coo && l < s->L; l++) { /* SoA: the fewest entries of the region's buffers */
     LLVMValueRef n = count_of(&e, counts, s->crd_buf[l], s->crd_stride[l]);
@@ -552,6 +609,8 @@ static void emit_scatter(LLVMModuleRef m, const Shape *s, const char *name, int 
   check(&e, LLVMBuildICmp(e.ir.b, LLVMIntSLT, count_of(&e, counts, s->pos_buf, 1), lyc_i64(&e.ir, s->parents + 1),
                           "short"));
   nest(&e, 0, s->a, lyc_i64(&e.ir, 0), lyc_i64(&e.ir, 0), scatter_parent);
+  if (s->stage) /* the streamed lines are ordered before the caller's next access */
+    LLVMBuildFence(e.ir.b, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
   LLVMBuildRet(e.ir.b, lyc_i64(&e.ir, 0));
   LLVMMoveBasicBlockAfter(e.fail_bb, LLVMGetInsertBlock(e.ir.b));
   LLVMPositionBuilderAtEnd(e.ir.b, e.fail_bb);
@@ -814,7 +873,7 @@ static Entry *entry_of(LycSparseJit *j, const LycSparse *f) {
   Shape s;
   en->supported = shape_of(f, &s);
   if (en->supported)
-    plan_vectors(&s, &j->tgt), en->count_lanes = s.count_lanes, en->fill_lanes = s.fill_lanes;
+    plan_vectors(&s, &j->tgt), en->count_lanes = s.count_lanes, en->fill_lanes = s.fill_lanes, en->stage = s.stage;
   if (en->supported && !compile_entry(j, f, &s, en))
     return NULL;
   j->n++;
@@ -838,11 +897,11 @@ bool lyc_sparse_jit_supports(LycSparseJit *j, const LycSparse *f) {
   return en && en->supported;
 }
 
-void lyc_sparse_jit_lanes(LycSparseJit *j, const LycSparse *f, int *count, int *fill) {
-  *count = *fill = 0;
+void lyc_sparse_jit_lanes(LycSparseJit *j, const LycSparse *f, int *count, int *fill, bool *staged) {
+  *count = *fill = 0, *staged = false;
   if (lyc_sparse_jit_supports(j, f)) {
     Entry *en = entry_of(j, f);
-    *count = en->count_lanes, *fill = en->fill_lanes;
+    *count = en->count_lanes, *fill = en->fill_lanes, *staged = en->stage;
   }
 }
 

@@ -451,9 +451,10 @@ def wide_rows(drv, rng, stats, quick):
     """CSR and COO of rows longer than the kernels' vectors (the nnz pass counts a vector's lanes at
     a time, the fill compresses them where the host can: sparse_jit.c, plan_vectors): every value
     type at every coordinate width, rows from empty to full, with -0.0 and NaN, both paths against
-    SciPy and back; the row length 203 leaves a partial vector at every width."""
-    rows, cols = 9, 203
-    for i, dt in enumerate(DTYPES):
+    SciPy and back; rows of 203 elements leave a partial vector at every width, rows of 256 are
+    whole lines of every type (the scatter stages them and streams them out past the cache)."""
+    rows = 9
+    for i, (dt, cols) in enumerate((dt, cols) for dt in DTYPES for cols in (203, 256)):
         dense = np.concatenate([random_dense(rng, dt, (1, cols), d)
                                 for d in (0, 0.01, 0.05, 0.1, 0.3, 0.5, 0.9, 0.99, 1)])
         for c in [(8, 16, 32, 64)[i % 4]] if quick else (8, 16, 32, 64):  # quick: a tenth of the time

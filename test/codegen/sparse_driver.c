@@ -156,6 +156,7 @@ static void serve_one(char *line) {
   LycSparse f, g;
   int64_t counts[LYC_SPARSE_MAX_BUFS] = {0}, dcounts[LYC_SPARSE_MAX_BUFS] = {0};
   void *bufs[LYC_SPARSE_MAX_BUFS] = {0}, *dbufs[LYC_SPARSE_MAX_BUFS] = {0}, *dense = NULL;
+  unsigned char *dense_block = NULL; /* to-dense: dense lies in it */
   bool use_jit = !strcmp(mode, "jit"), ok = parse_spec(!strcmp(op, "convert") ? mode : spec, &f);
   ok = ok && (strcmp(op, "convert") || parse_spec(spec, &g));
   if (!ok || lyc_sparse_check(&engine, &f) || (!strcmp(op, "convert") && lyc_sparse_check(&engine, &g))) {
@@ -171,8 +172,13 @@ static void serve_one(char *line) {
     s = two_pass(&f, use_jit, dense, NULL, NULL, NULL, counts, bufs);
     nb = lyc_sparse_buffers(&f, (LycBufInfo[LYC_SPARSE_MAX_BUFS]){0});
   } else if (!strcmp(op, "to-dense")) {
+    /* Every other request writes a dense tensor 64-byte aligned, the rest
+     * one element past such an address (the kernels stream only to the first). */
+    static int requests;
+    int64_t shift = requests++ % 2 ? lyElemGetBits(f.value) / 8 : 0;
     nb = read_buffers(&f, &save, counts, bufs);
-    dense = malloc((size_t)dense_bytes(&f) + 1);
+    dense_block = aligned_alloc(64, (size_t)(dense_bytes(&f) + shift + 64) / 64 * 64);
+    dense = dense_block + shift;
     s = use_jit ? lyc_sparse_jit_to_dense(jit, &f, counts, (const void *const *)bufs, dense)
                 : lyc_sparse_to_dense(&engine, &f, counts, (const void *const *)bufs, dense);
   } else {
@@ -189,7 +195,7 @@ static void serve_one(char *line) {
   fflush(stdout);
   for (int b = 0; b < LYC_SPARSE_MAX_BUFS; b++)
     free(bufs[b]), free(dbufs[b]);
-  free(dense);
+  free(dense_block ? (void *)dense_block : dense);
   (void)nb;
 }
 
@@ -203,10 +209,11 @@ static void serve_one(char *line) {
  * formats, whose size does not depend on the data, are not filled. */
 static int vector_check(const LycSparse *f) {
   int count, fill;
-  lyc_sparse_jit_lanes(jit, f, &count, &fill);
+  bool staged;
+  lyc_sparse_jit_lanes(jit, f, &count, &fill, &staged);
   if (!lyc_sparse_jit_supports(jit, f))
     return printf("interpreted\n"), 0;
-  printf("compiled: nnz pass %d lanes, fill %d lanes\n", count, fill);
+  printf("compiled: nnz pass %d lanes, fill %d lanes, scatter %s\n", count, fill, staged ? "staged" : "in place");
   if (f->m) /* n_out_of_m: n entries per group whatever the data, the type's size */
     return 0;
   int64_t n = dense_bytes(f), eb = lyElemGetBits(f->value) / 8, counts[LYC_SPARSE_MAX_BUFS] = {0},
