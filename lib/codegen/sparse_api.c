@@ -12,6 +12,12 @@
 typedef struct {
   LyCtx *ctx;
   LycSparseJit *jit;
+  /* The last nnz pass of a compiled format: its format, dense tensor and
+   * counts, which bound the fill that follows it (lySparseFromDense). */
+  bool counted;
+  LycSparse counted_f;
+  const void *counted_dense;
+  int64_t counted_counts[LYC_SPARSE_MAX_BUFS];
 } SparseConverter;
 
 static LyStatus fail(LyCtx *c, LyStatus s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -74,7 +80,7 @@ LySparseConverter lySparseConverterCreate(LyContext ctx) {
     fail(c, LY_ERROR_NOMEM, "out of memory");
     return (LySparseConverter){NULL};
   }
-  s->ctx = c;
+  *s = (SparseConverter){.ctx = c};
   s->jit = lyc_sparse_jit_create(&c->diag);
   if (!s->jit) {
     ly_free(s);
@@ -117,9 +123,21 @@ LyStatus lySparseFromDense(LySparseConverter c, LyType enc, const void *dense, i
   SparseConverter *s = c.ptr;
   Job j;
   LyStatus st = job_of(s, enc, &j);
-  /* The compiled fill bounds its writes by the nnz pass's counts: run it first. */
-  if (st == LY_OK)
+  /* The compiled fill bounds its writes by the counts it is given: those of
+   * the nnz pass that sized the buffers when it was the last call, on the
+   * same format and tensor (the usual pair of calls, one pass fewer: a
+   * tensor that gained entries since is an error, one that lost some fills
+   * fewer), else a new one. n_out_of_m fills have the type's size. */
+  bool counted = st == LY_OK && buffers && j.jit && s->counted && s->counted_dense == dense && !j.f.m &&
+                 !memcmp(&s->counted_f, &j.f, sizeof j.f);
+  if (counted)
+    memcpy(j.counts, s->counted_counts, sizeof j.counts);
+  else if (st == LY_OK)
     st = from_dense(s, &j, dense, NULL);
+  if (st == LY_OK && !buffers && j.jit) {
+    s->counted = true, s->counted_f = j.f, s->counted_dense = dense;
+    memcpy(s->counted_counts, j.counts, sizeof j.counts);
+  }
   if (st == LY_OK && buffers)
     st = from_dense(s, &j, dense, buffers);
   for (int b = 0; st == LY_OK && b < j.n; b++)

@@ -1,0 +1,182 @@
+/* lySparseFromDense as an embedder calls it: the nnz pass (no buffers), then the fill into
+ * buffers of the sizes it gave. CSR and COO of f32 and i16 against an element-by-element
+ * reference written out here; then the tensor changed between the two calls: fewer stored
+ * entries fill fewer (sizes set again, the reference of the new tensor), more are refused with
+ * a diagnostic and not a byte written past the buffers; another tensor, or a fill with no nnz
+ * pass before it, counts on its own. Prints `sparse_api: N checks, K failures`. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layoutc/codegen.h"
+#include "layoutc/layoutc.h"
+#include "test_util.h"
+
+#define ROWS 37
+#define COLS 256
+#define GUARD 64
+
+static char last_diag[1024];
+
+static void record(const LyDiagnostic *d, void *user) {
+  (void)user;
+  snprintf(last_diag, sizeof last_diag, "%s", d->message);
+}
+
+static LyType parse(LyContext ctx, const char *text) {
+  LyType t = lyTypeParse(ctx, text, strlen(text), "<test>");
+  if (lyTypeIsNull(t))
+    fprintf(stderr, "cannot parse %s: %s\n", text, last_diag);
+  return t;
+}
+
+/* A format under test: CSR keeps (positions, columns, values), COO (positions, rows, columns,
+ * values). Values are f32 or i16, stored when != 0 (-0.0 is not). */
+typedef struct {
+  const char *type;
+  bool coo;
+  int vbytes;
+} Format;
+
+static bool stored(const Format *f, const unsigned char *v) {
+  if (f->vbytes == 2)
+    return v[0] | v[1];
+  uint32_t x;
+  memcpy(&x, v, 4);
+  return (x & 0x7fffffffu) != 0;
+}
+
+/* The buffers the format holds for dense, written out element by element: 32-bit positions and
+ * coordinates. Returns the stored count; sizes get the byte sizes. */
+static int64_t reference(const Format *f, const unsigned char *dense, unsigned char *bufs[4], int64_t sizes[4]) {
+  int64_t k = 0;
+  int32_t *pos = (int32_t *)bufs[0], *rows = (int32_t *)bufs[1], *cols = (int32_t *)bufs[f->coo ? 2 : 1];
+  unsigned char *vals = bufs[f->coo ? 3 : 2];
+  pos[0] = 0;
+  for (int r = 0; r < ROWS; r++) {
+    for (int c = 0; c < COLS; c++) {
+      const unsigned char *v = dense + ((int64_t)r * COLS + c) * f->vbytes;
+      if (!stored(f, v))
+        continue;
+      if (f->coo)
+        rows[k] = r;
+      cols[k] = c;
+      memcpy(vals + k * f->vbytes, v, (size_t)f->vbytes);
+      k++;
+    }
+    if (!f->coo)
+      pos[r + 1] = (int32_t)k;
+  }
+  if (f->coo)
+    pos[1] = (int32_t)k, sizes[0] = 8, sizes[1] = sizes[2] = 4 * k, sizes[3] = k * f->vbytes;
+  else
+    sizes[0] = 4 * (ROWS + 1), sizes[1] = 4 * k, sizes[2] = k * f->vbytes, sizes[3] = 0;
+  return k;
+}
+
+static int nbufs(const Format *f) { return f->coo ? 4 : 3; }
+
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+static uint64_t next(void) { return rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17; }
+
+/* Each element stored with probability 1 / every (a nonzero value), else 0 or -0.0. */
+static void random_dense(const Format *f, unsigned char *d, int every) {
+  for (int64_t i = 0; i < ROWS * COLS; i++) {
+    uint64_t x = next();
+    unsigned char *v = d + i * f->vbytes;
+    if (f->vbytes == 2) {
+      int16_t s = x % every ? 0 : (int16_t)((x >> 8) % 30000 + 1);
+      memcpy(v, &s, 2);
+    } else {
+      float s = x % every ? (x & 256 ? -0.0f : 0.0f) : (float)((x >> 8) % 1000) + 0.5f;
+      memcpy(v, &s, 4);
+    }
+  }
+}
+
+static bool same_buffers(unsigned char *a[4], unsigned char *b[4], const int64_t sizes[4]) {
+  for (int i = 0; i < 4; i++)
+    if (memcmp(a[i], b[i], (size_t)sizes[i]))
+      return false;
+  return true;
+}
+
+static bool guards_intact(unsigned char *bufs[4], const int64_t sizes[4]) {
+  for (int i = 0; i < 4; i++)
+    for (int g = 0; g < GUARD; g++)
+      if (bufs[i][sizes[i] + g] != 0xa5)
+        return false;
+  return true;
+}
+
+static void test_format(LyContext ctx, const Format *f) {
+  LyType t = parse(ctx, f->type);
+  LySparseConverter conv = lySparseConverterCreate(ctx);
+  int64_t n = (int64_t)ROWS * COLS * f->vbytes, sizes[4] = {0}, want_sizes[4], max = 4 * (ROWS * COLS + ROWS + 1);
+  unsigned char *dense = malloc((size_t)n), *other = malloc((size_t)n), *got[4], *want[4];
+  for (int i = 0; i < 4; i++)
+    got[i] = malloc((size_t)max + GUARD), want[i] = malloc((size_t)max);
+  random_dense(f, dense, 7);
+
+  /* The usual pair of calls. */
+  CHECK(lySparseFromDense(conv, t, dense, sizes, NULL) == LY_OK);
+  reference(f, dense, want, want_sizes);
+  CHECK(!memcmp(sizes, want_sizes, sizeof sizes));
+  for (int i = 0; i < 4; i++)
+    memset(got[i], 0xa5, (size_t)max + GUARD);
+  CHECK(lySparseFromDense(conv, t, dense, sizes, (void *const *)got) == LY_OK);
+  CHECK(!memcmp(sizes, want_sizes, sizeof sizes) && same_buffers(got, want, sizes) && guards_intact(got, sizes));
+
+  /* Fewer stored entries after the nnz pass: the fill stores those and says so. */
+  CHECK(lySparseFromDense(conv, t, dense, sizes, NULL) == LY_OK);
+  for (int64_t i = 0; i < n; i += 3 * f->vbytes)
+    memset(dense + i, 0, (size_t)f->vbytes);
+  int64_t fewer = reference(f, dense, want, want_sizes);
+  CHECK(fewer * f->vbytes < sizes[nbufs(f) - 1]);
+  CHECK(lySparseFromDense(conv, t, dense, sizes, (void *const *)got) == LY_OK);
+  CHECK(!memcmp(sizes, want_sizes, sizeof sizes) && same_buffers(got, want, sizes));
+
+  /* More: refused, nothing past the buffers the nnz pass sized. */
+  CHECK(lySparseFromDense(conv, t, dense, sizes, NULL) == LY_OK);
+  int64_t old[4];
+  memcpy(old, sizes, sizeof old);
+  for (int i = 0; i < 4; i++)
+    memset(got[i], 0xa5, (size_t)max + GUARD);
+  for (int64_t i = 0; i < n; i += 5 * f->vbytes)
+    memset(dense + i, 0x11, (size_t)f->vbytes);
+  last_diag[0] = 0;
+  CHECK(lySparseFromDense(conv, t, dense, sizes, (void *const *)got) == LY_ERROR_INVALID);
+  CHECK(strstr(last_diag, "more than the") && strstr(last_diag, "it changed after the nnz pass"));
+  CHECK(guards_intact(got, old));
+
+  /* Another tensor, and a fill with no nnz pass of its tensor before it, count their own. */
+  random_dense(f, other, 3);
+  CHECK(lySparseFromDense(conv, t, dense, sizes, NULL) == LY_OK);
+  reference(f, other, want, want_sizes);
+  CHECK(lySparseFromDense(conv, t, other, sizes, (void *const *)got) == LY_OK);
+  CHECK(!memcmp(sizes, want_sizes, sizeof sizes) && same_buffers(got, want, sizes));
+  reference(f, dense, want, want_sizes);
+  CHECK(lySparseFromDense(conv, t, dense, sizes, (void *const *)got) == LY_OK);
+  CHECK(!memcmp(sizes, want_sizes, sizeof sizes) && same_buffers(got, want, sizes));
+
+  lySparseConverterDestroy(conv);
+  for (int i = 0; i < 4; i++)
+    free(got[i]), free(want[i]);
+  free(dense), free(other);
+}
+
+int main(void) {
+  LyContext ctx = lyContextCreate();
+  lyContextSetDiagnosticHandler(ctx, record, NULL);
+  static const Format formats[] = {
+      {"tensor<37x256xf32, csr<nnz: ?, index: i32, pointer: i32>>", false, 4},
+      {"tensor<37x256xi16, csr<nnz: ?, index: i32, pointer: i32>>", false, 2},
+      {"tensor<37x256xf32, coo<nnz: ?, index: i32>>", true, 4},
+  };
+  for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
+    test_format(ctx, &formats[i]);
+  lyContextDestroy(ctx);
+  return TEST_DONE("sparse_api");
+}
