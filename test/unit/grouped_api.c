@@ -11,24 +11,10 @@
 #include "layoutc/layoutc.h"
 #include "test_util.h"
 
-static char last_diag[1024];
-
-static void record(const LyDiagnostic *d, void *user) {
-  (void)user;
-  snprintf(last_diag, sizeof last_diag, "%s", d->message);
-}
-
-static LyType parse(LyContext ctx, const char *text) {
-  LyType t = lyTypeParse(ctx, text, strlen(text), "<test>");
-  if (lyTypeIsNull(t))
-    fprintf(stderr, "cannot parse %s: %s\n", text, last_diag);
-  return t;
-}
-
 /* 9x2 f32 in groups [1, 3, 5] (oneDNN's example), padded to 3x5x2: values 1..18. */
 static void test_onednn_example(LyContext ctx) {
-  LyType g = parse(ctx, "tensor<9x2xf32, grouped<variable_dim: 0, groups: 3>>");
-  LyType p = parse(ctx, "tensor<3x5x2xf32>");
+  LyType g = test_parse(ctx, "tensor<9x2xf32, grouped<variable_dim: 0, groups: 3>>");
+  LyType p = test_parse(ctx, "tensor<3x5x2xf32>");
   int32_t off[3] = {1, 4, 9};
   float val[18], pad[30], back[18];
   for (int i = 0; i < 18; i++)
@@ -46,8 +32,8 @@ static void test_onednn_example(LyContext ctx) {
 
 /* Empty groups (first, middle, last), a padded extent larger than every group, i8 offsets. */
 static void test_empty_groups(LyContext ctx) {
-  LyType g = parse(ctx, "tensor<3x1xi16, grouped<variable_dim: 0, groups: 5, offsets: i8>>");
-  LyType p = parse(ctx, "tensor<5x3x1xi16>");
+  LyType g = test_parse(ctx, "tensor<3x1xi16, grouped<variable_dim: 0, groups: 5, offsets: i8>>");
+  LyType p = test_parse(ctx, "tensor<5x3x1xi16>");
   int8_t off[5] = {0, 2, 2, 3, 3}; /* sizes 0 2 0 1 0 */
   int16_t val[3] = {7, -8, 9}, pad[15], back[3] = {0};
   const int16_t want[15] = {0, 0, 0, 7, -8, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0};
@@ -60,8 +46,8 @@ static void test_empty_groups(LyContext ctx) {
 
 /* Zero rows in all: every group empty, P = 0 (no padded bytes at all), no values. */
 static void test_zero_rows(LyContext ctx) {
-  LyType g = parse(ctx, "tensor<0x4xf32, grouped<variable_dim: 0, groups: 2>>");
-  LyType p = parse(ctx, "tensor<2x0x4xf32>");
+  LyType g = test_parse(ctx, "tensor<0x4xf32, grouped<variable_dim: 0, groups: 2>>");
+  LyType p = test_parse(ctx, "tensor<2x0x4xf32>");
   int32_t off[2] = {0, 0};
   char pad[1];
   CHECK(lyGroupedToPadded(ctx, g, p, off, NULL, pad) == LY_OK);
@@ -71,16 +57,16 @@ static void test_zero_rows(LyContext ctx) {
 /* One group holding every row (the padded tensor is the values with a unit dim in front), and
  * all rows in the last of three groups, with i64 offsets. */
 static void test_one_group(LyContext ctx) {
-  LyType g = parse(ctx, "tensor<4x3xi8, grouped<variable_dim: 0, groups: 1>>");
-  LyType p = parse(ctx, "tensor<1x4x3xi8>");
+  LyType g = test_parse(ctx, "tensor<4x3xi8, grouped<variable_dim: 0, groups: 1>>");
+  LyType p = test_parse(ctx, "tensor<1x4x3xi8>");
   int32_t off[1] = {4};
   int8_t val[12], pad[12];
   for (int i = 0; i < 12; i++)
     val[i] = (int8_t)(i * 3 - 5);
   CHECK(lyGroupedToPadded(ctx, g, p, off, val, pad) == LY_OK);
   CHECK(!memcmp(pad, val, sizeof val));
-  LyType g3 = parse(ctx, "tensor<2x2xi8, grouped<variable_dim: 0, groups: 3, offsets: i64>>");
-  LyType p3 = parse(ctx, "tensor<3x2x2xi8>");
+  LyType g3 = test_parse(ctx, "tensor<2x2xi8, grouped<variable_dim: 0, groups: 3, offsets: i64>>");
+  LyType p3 = test_parse(ctx, "tensor<3x2x2xi8>");
   int64_t off3[3] = {0, 0, 2};
   int8_t want[12] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4}, v3[4] = {1, 2, 3, 4}, pad3[12];
   CHECK(lyGroupedToPadded(ctx, g3, p3, off3, v3, pad3) == LY_OK);
@@ -90,8 +76,8 @@ static void test_one_group(LyContext ctx) {
 /* The variable dim inside: 2x5 grouped along dim 1 in groups [2, 3] is the rows
  * [a b | c d e] of a row-major 2x5; padded to 2x2x3 (groups, rows, P = 3). */
 static void test_inner_dim(LyContext ctx) {
-  LyType g = parse(ctx, "tensor<2x5xf64, grouped<variable_dim: 1, groups: 2>>");
-  LyType p = parse(ctx, "tensor<2x2x3xf64>");
+  LyType g = test_parse(ctx, "tensor<2x5xf64, grouped<variable_dim: 1, groups: 2>>");
+  LyType p = test_parse(ctx, "tensor<2x2x3xf64>");
   int32_t off[2] = {2, 5};
   double val[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, pad[12], back[10];
   const double want[12] = {1, 2, 0, 6, 7, 0, 3, 4, 5, 8, 9, 10};
@@ -103,16 +89,16 @@ static void test_inner_dim(LyContext ctx) {
 
 static void expect_error(LyContext ctx, LyStatus s, const char *msg) {
   CHECK(s != LY_OK);
-  CHECK(!strcmp(last_diag, msg));
-  if (strcmp(last_diag, msg))
-    fprintf(stderr, "  got:  %s\n  want: %s\n", last_diag, msg);
-  last_diag[0] = 0;
+  CHECK(!strcmp(test_last_diag, msg));
+  if (strcmp(test_last_diag, msg))
+    fprintf(stderr, "  got:  %s\n  want: %s\n", test_last_diag, msg);
+  test_last_diag[0] = 0;
 }
 
 /* Malformed offsets and pairs: each names the entry or the group; nothing is written. */
 static void test_errors(LyContext ctx) {
-  LyType g = parse(ctx, "tensor<9x2xf32, grouped<variable_dim: 0, groups: 3>>");
-  LyType p = parse(ctx, "tensor<3x5x2xf32>");
+  LyType g = test_parse(ctx, "tensor<9x2xf32, grouped<variable_dim: 0, groups: 3>>");
+  LyType p = test_parse(ctx, "tensor<3x5x2xf32>");
   float val[18] = {0}, pad[30];
   int32_t dec[3] = {4, 1, 9}, neg[3] = {-1, 4, 9}, big[3] = {1, 4, 10}, short_[3] = {1, 4, 8}, wide[3] = {0, 1, 9};
   memset(pad, 0x7f, sizeof pad);
@@ -126,22 +112,22 @@ static void test_errors(LyContext ctx) {
                "grouped buffer 0 (offsets): the last entry is 8, not the 9 rows of dim 0");
   expect_error(ctx, lyGroupedToPadded(ctx, g, p, wide, val, pad),
                "group 2 has 8 rows of dim 0 (offsets 1 to 9), more than the padded extent 5");
-  expect_error(ctx, lyGroupedToPadded(ctx, g, parse(ctx, "tensor<3x5x3xf32>"), NULL, NULL, NULL),
+  expect_error(ctx, lyGroupedToPadded(ctx, g, test_parse(ctx, "tensor<3x5x3xf32>"), NULL, NULL, NULL),
                "the padded tensor of a grouped type is the row-major tensor<3xPx2xf32> (the groups, then its dims "
                "with dim 0 padded to P >= the largest group): its dim 2 is 3, not 2");
-  expect_error(ctx, lyGroupedToPadded(ctx, g, parse(ctx, "tensor<4x5x2xf32>"), NULL, NULL, NULL),
+  expect_error(ctx, lyGroupedToPadded(ctx, g, test_parse(ctx, "tensor<4x5x2xf32>"), NULL, NULL, NULL),
                "the padded tensor of a grouped type is the row-major tensor<3xPx2xf32> (the groups, then its dims "
                "with dim 0 padded to P >= the largest group): its dim 0 is 4, not 3");
-  expect_error(ctx, lyGroupedToPadded(ctx, g, parse(ctx, "tensor<3x5x2xf16>"), NULL, NULL, NULL),
+  expect_error(ctx, lyGroupedToPadded(ctx, g, test_parse(ctx, "tensor<3x5x2xf16>"), NULL, NULL, NULL),
                "the padded tensor of a grouped type is the row-major tensor<3xPx2xf32> (the groups, then its dims "
                "with dim 0 padded to P >= the largest group): the other type has rank 3 and element f16");
-  expect_error(ctx, lyGroupedToPadded(ctx, g, parse(ctx, "tensor<3x5x2xf32, strided<[10,1,5]>>"), NULL, NULL, NULL),
+  expect_error(ctx, lyGroupedToPadded(ctx, g, test_parse(ctx, "tensor<3x5x2xf32, strided<[10,1,5]>>"), NULL, NULL, NULL),
                "the padded tensor of a grouped type is the row-major tensor<3xPx2xf32> (the groups, then its dims "
                "with dim 0 padded to P >= the largest group): the other type is not a row-major dense tensor");
   expect_error(ctx, lyGroupedToPadded(ctx, p, p, NULL, NULL, NULL),
                "a grouped <-> padded conversion needs a grouped<variable_dim: D, groups: G> type");
-  expect_error(ctx, lyGroupedToPadded(ctx, parse(ctx, "tensor<8x2xi4, grouped<variable_dim: 0, groups: 2>>"),
-                                      parse(ctx, "tensor<2x8x2xi4>"), NULL, NULL, NULL),
+  expect_error(ctx, lyGroupedToPadded(ctx, test_parse(ctx, "tensor<8x2xi4, grouped<variable_dim: 0, groups: 2>>"),
+                                      test_parse(ctx, "tensor<2x8x2xi4>"), NULL, NULL, NULL),
                "grouped values of i4 are not byte-sized");
 }
 
@@ -188,7 +174,7 @@ static void test_random(LyContext ctx, int cases) {
     }
     snprintf(gt + kg, sizeof gt - kg, "i16, grouped<variable_dim: %d, groups: %lld, offsets: i16>>", d, (long long)G);
     snprintf(pt + kp, sizeof pt - kp, "xi16>");
-    LyType g = parse(ctx, gt), p = parse(ctx, pt);
+    LyType g = test_parse(ctx, gt), p = test_parse(ctx, pt);
     int16_t off[8];
     uint16_t *val = malloc((size_t)(n + 1) * 2), *back = malloc((size_t)(n + 1) * 2);
     uint16_t *pad = malloc((size_t)(pn + 1) * 2), *want = malloc((size_t)(pn + 1) * 2);
@@ -209,7 +195,7 @@ static void test_random(LyContext ctx, int cases) {
 
 int main(void) {
   LyContext ctx = lyContextCreate();
-  lyContextSetDiagnosticHandler(ctx, record, NULL);
+  lyContextSetDiagnosticHandler(ctx, test_record, NULL);
   test_onednn_example(ctx);
   test_empty_groups(ctx);
   test_zero_rows(ctx);

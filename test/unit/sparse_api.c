@@ -18,20 +18,6 @@
 #define COLS 256
 #define GUARD 64
 
-static char last_diag[1024];
-
-static void record(const LyDiagnostic *d, void *user) {
-  (void)user;
-  snprintf(last_diag, sizeof last_diag, "%s", d->message);
-}
-
-static LyType parse(LyContext ctx, const char *text) {
-  LyType t = lyTypeParse(ctx, text, strlen(text), "<test>");
-  if (lyTypeIsNull(t))
-    fprintf(stderr, "cannot parse %s: %s\n", text, last_diag);
-  return t;
-}
-
 /* A format under test: CSR keeps (positions, columns, values), COO (positions, rows, columns,
  * values). Values are f32 or i16, stored when != 0 (-0.0 is not). */
 typedef struct {
@@ -112,7 +98,7 @@ static bool guards_intact(unsigned char *bufs[4], const int64_t sizes[4]) {
 }
 
 static void test_format(LyContext ctx, const Format *f) {
-  LyType t = parse(ctx, f->type);
+  LyType t = test_parse(ctx, f->type);
   LySparseConverter conv = lySparseConverterCreate(ctx);
   int64_t n = (int64_t)ROWS * COLS * f->vbytes, sizes[4] = {0}, want_sizes[4], max = 4 * (ROWS * COLS + ROWS + 1);
   unsigned char *dense = malloc((size_t)n), *other = malloc((size_t)n), *got[4], *want[4];
@@ -146,9 +132,9 @@ static void test_format(LyContext ctx, const Format *f) {
     memset(got[i], 0xa5, (size_t)max + GUARD);
   for (int64_t i = 0; i < n; i += 5 * f->vbytes)
     memset(dense + i, 0x11, (size_t)f->vbytes);
-  last_diag[0] = 0;
+  test_last_diag[0] = 0;
   CHECK(lySparseFromDense(conv, t, dense, sizes, (void *const *)got) == LY_ERROR_INVALID);
-  CHECK(strstr(last_diag, "more than the") && strstr(last_diag, "it changed after the nnz pass"));
+  CHECK(strstr(test_last_diag, "more than the") && strstr(test_last_diag, "it changed after the nnz pass"));
   CHECK(guards_intact(got, old));
 
   /* Another tensor, and a fill with no nnz pass of its tensor before it, count their own. */
@@ -169,7 +155,7 @@ static void test_format(LyContext ctx, const Format *f) {
 
 int main(void) {
   LyContext ctx = lyContextCreate();
-  lyContextSetDiagnosticHandler(ctx, record, NULL);
+  lyContextSetDiagnosticHandler(ctx, test_record, NULL);
   static const Format formats[] = {
       {"tensor<37x256xf32, csr<nnz: ?, index: i32, pointer: i32>>", false, 4},
       {"tensor<37x256xi16, csr<nnz: ?, index: i32, pointer: i32>>", false, 2},
