@@ -151,6 +151,20 @@ typedef struct {
 
 static void points_free(Points *p) { ly_free(p->crd), ly_free(p->val); }
 
+/* Room for at least n points. */
+static bool points_reserve(LyDiagEngine *d, Points *p, int64_t n) {
+  if (n <= p->cap)
+    return true;
+  int64_t *nc = ly_realloc(p->crd, (size_t)n * (size_t)(p->L ? p->L : 1) * sizeof *nc);
+  if (nc)
+    p->crd = nc;
+  uint64_t *nv = nc ? ly_realloc(p->val, (size_t)n * sizeof *nv) : NULL;
+  if (!nv)
+    return err(d, "out of memory"), false;
+  p->val = nv, p->cap = n;
+  return true;
+}
+
 static bool points_push(LyDiagEngine *d, Points *p, const int64_t *c, uint64_t v) {
   if (p->n == p->cap) {
     int64_t cap = p->cap ? 2 * p->cap : 256;
@@ -651,26 +665,67 @@ static int cmp_points(const void *a, const void *b, void *arg) {
   return 0;
 }
 
-/* The points of src re-expressed in dst's level coordinates and sorted. */
+/* Orders the points of p by their level coordinates with a least-significant
+ * first radix sort, a counting sort per level (stable, so equal points stay
+ * adjacent): O(points + coordinate range) per level, as SciPy's tocsc.
+ * false, order untouched, when a level's coordinates span more than twice
+ * the points and 64K (the counts would dwarf them) or memory runs out. */
+static bool radix_order(const Points *p, int64_t *order) {
+  int64_t n = p->n, L = p->L, *other = ly_malloc((size_t)n * sizeof *other), *cnt = NULL;
+  bool ok = other != NULL;
+  for (int64_t l = L - 1; ok && l >= 0; l--) {
+    int64_t range = 0;
+    for (int64_t i = 0; i < n; i++)
+      range = p->crd[i * L + l] >= range ? p->crd[i * L + l] + 1 : range;
+    if (range > 2 * n + 65536 || !(cnt = ly_malloc((size_t)(range + 1) * sizeof *cnt))) {
+      ok = false;
+      break;
+    }
+    memset(cnt, 0, (size_t)(range + 1) * sizeof *cnt);
+    for (int64_t i = 0; i < n; i++)
+      cnt[p->crd[order[i] * L + l] + 1]++;
+    for (int64_t c = 1; c <= range; c++)
+      cnt[c] += cnt[c - 1];
+    for (int64_t i = 0; i < n; i++)
+      other[cnt[p->crd[order[i] * L + l]]++] = order[i];
+    memcpy(order, other, (size_t)n * sizeof *order);
+    ly_free(cnt);
+  }
+  ly_free(other);
+  return ok;
+}
+
+/* The points of src re-expressed in dst's level coordinates and sorted:
+ * left as they are when already in order (CSR to COO or BSR with blocks of
+ * one row), by radix_order where the coordinates allow, else by qsort. */
 static LyStatus relevel(LyDiagEngine *d, const LycSparse *src, const Points *sp, const LycSparse *dst, Points *dp) {
   Points tmp = {.L = dst->lvl_rank};
   int64_t *order = ly_malloc((size_t)(sp->n ? sp->n : 1) * sizeof *order);
   *dp = (Points){.L = dst->lvl_rank};
   bool ok = order != NULL;
+  ok = ok && points_reserve(d, &tmp, sp->n) && points_reserve(d, dp, sp->n);
   for (int64_t i = 0; ok && i < sp->n; i++) {
-    int64_t dim[LY_MAX_RANK] = {0}, c[LY_MAX_RANK];
+    int64_t dim[LY_MAX_RANK], c[LY_MAX_RANK];
+    for (int r = 0; r < src->rank; r++)
+      dim[r] = 0;
     for (int l = 0; l < src->lvl_rank; l++)
       dim[src->lvl_dim[l]] += sp->crd[i * sp->L + l] * src->lvl_div[l];
-    for (int l = 0; l < dst->lvl_rank; l++) {
-      c[l] = dim[dst->lvl_dim[l]] / dst->lvl_div[l];
+    for (int l = 0; l < dst->lvl_rank; l++) { /* most levels neither divide nor wrap */
+      c[l] = dst->lvl_div[l] == 1 ? dim[dst->lvl_dim[l]] : dim[dst->lvl_dim[l]] / dst->lvl_div[l];
       if (dst->lvl_mod[l])
         c[l] %= dst->lvl_mod[l];
     }
     ok = points_push(d, &tmp, c, sp->val[i]);
     order[i] = i;
   }
-  if (ok)
+  bool sorted = true;
+  for (int64_t i = 1; ok && sorted && i < sp->n; i++)
+    sorted = cmp_points(&order[i - 1], &order[i], &tmp) <= 0;
+  if (ok && !sorted && !radix_order(&tmp, order)) {
+    for (int64_t i = 0; i < sp->n; i++) /* radix_order may have stopped half way */
+      order[i] = i;
     qsort_r(order, (size_t)sp->n, sizeof *order, cmp_points, &tmp);
+  }
   for (int64_t i = 0; ok && i < sp->n; i++) {
     if (i > 0 && cmp_points(&order[i - 1], &order[i], &tmp) == 0)
       return dup_error(d, dst, tmp.crd + order[i] * tmp.L), points_free(&tmp), ly_free(order), LY_ERROR_INVALID;

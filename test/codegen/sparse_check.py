@@ -470,6 +470,16 @@ def wide_rows(drv, rng, stats, quick):
                 stats["wide"] = stats.get("wide", 0) + 1
 
 
+def far_coordinates(drv, rng):
+    """Nine points of a 3x200000 matrix: converting sorts them by qsort (a level's coordinates span
+    far more than the points), where the random cases take the radix sort or none."""
+    dense = np.zeros((3, 200000), np.float32)
+    dense[rng.integers(0, 3, 9), rng.integers(0, 200000, 9)] = rng.standard_normal(9).astype(np.float32) + 5
+    spec = csr("f32", 32, 32, dense.shape)
+    want, _ = oracle("csr", spec, dense)
+    convert_case(drv, spec, dense, want, rng, "far coordinates")
+
+
 def nonordered(drv):
     """A CSR whose rows are unsorted: read as stored, and sorted by a conversion (SciPy's sort_indices)."""
     spec = Spec("f32", 32, 32, (3, 4), ["i0:dense", "i1:compressed+no"], ["pos", "crd", "val"])
@@ -529,6 +539,7 @@ def main():
     structured(drv, rng, max(cases // 20, 10), stats)
     hand_vectors(drv)
     wide_rows(drv, rng, stats, bool(os.environ.get("LAYOUTC_TEST_QUICK")))
+    far_coordinates(drv, rng)
     value_codes(drv, rng)
     nonordered(drv)
     malformed(drv)
