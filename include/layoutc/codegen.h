@@ -200,9 +200,9 @@ LAYOUTC_API LySparseConverter lySparseConverterCreate(LyContext ctx);
 LAYOUTC_API void lySparseConverterDestroy(LySparseConverter c);
 /* Dense to sparse. With buffers NULL, the nnz pass alone: sizes[b] is set
  * to buffer b's size in bytes. With buffers (each of at least that size),
- * fills them and sets the sizes again. A compiled fill that follows the nnz
- * pass of the same type and dense pointer on this converter takes that
- * pass's sizes as the buffers' room instead of counting again: if the
+ * fills them and sets the sizes again. A compiled fill that directly follows
+ * the nnz pass of the same type and dense pointer on this converter takes
+ * that pass's sizes as the buffers' room instead of counting again: if the
  * tensor has since gained stored entries the call fails (LY_ERROR_INVALID,
  * nothing written past the room), if it lost some the sizes say so. */
 LAYOUTC_API LyStatus lySparseFromDense(LySparseConverter c, LyType sparse, const void *dense, int64_t *sizes,

@@ -130,8 +130,8 @@ LyStatus lySparseFromDense(LySparseConverter c, LyType enc, const void *dense, i
    * fewer), else a new one. n_out_of_m fills have the type's size. */
   bool counted = st == LY_OK && buffers && j.jit && s->counted && s->counted_dense == dense && !j.f.m &&
                  !memcmp(&s->counted_f, &j.f, sizeof j.f);
-  if (counted)
-    memcpy(j.counts, s->counted_counts, sizeof j.counts);
+  if (counted) /* one fill per nnz pass: a later one counts again */
+    memcpy(j.counts, s->counted_counts, sizeof j.counts), s->counted = false;
   else if (st == LY_OK)
     st = from_dense(s, &j, dense, NULL);
   if (st == LY_OK && !buffers && j.jit) {

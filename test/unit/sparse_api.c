@@ -3,7 +3,7 @@
  * reference written out here; then the tensor changed between the two calls: fewer stored
  * entries fill fewer (sizes set again, the reference of the new tensor), more are refused with
  * a diagnostic and not a byte written past the buffers; another tensor, or a fill with no nnz
- * pass before it, counts on its own. Prints `sparse_api: N checks, K failures`. */
+ * pass of its own before it (one fill per nnz pass), counts on its own. Prints `sparse_api: N checks, K failures`. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -143,6 +143,16 @@ static void test_format(LyContext ctx, const Format *f) {
   reference(f, other, want, want_sizes);
   CHECK(lySparseFromDense(conv, t, other, sizes, (void *const *)got) == LY_OK);
   CHECK(!memcmp(sizes, want_sizes, sizeof sizes) && same_buffers(got, want, sizes));
+  reference(f, dense, want, want_sizes);
+  CHECK(lySparseFromDense(conv, t, dense, sizes, (void *const *)got) == LY_OK);
+  CHECK(!memcmp(sizes, want_sizes, sizeof sizes) && same_buffers(got, want, sizes));
+
+  /* One fill per nnz pass: the same tensor refilled with more entries and no nnz pass of its own
+   * counts again (into buffers large enough for any), so it succeeds. */
+  CHECK(lySparseFromDense(conv, t, dense, sizes, NULL) == LY_OK);
+  CHECK(lySparseFromDense(conv, t, dense, sizes, (void *const *)got) == LY_OK);
+  for (int64_t i = 0; i < n; i += 2 * f->vbytes)
+    memset(dense + i, 0x22, (size_t)f->vbytes);
   reference(f, dense, want, want_sizes);
   CHECK(lySparseFromDense(conv, t, dense, sizes, (void *const *)got) == LY_OK);
   CHECK(!memcmp(sizes, want_sizes, sizeof sizes) && same_buffers(got, want, sizes));
