@@ -254,6 +254,12 @@ bool lyc_host_rfo_costly(void);
  * the host's plain stores pay for a read (lyc_host_rfo_costly, asked only
  * when the size is in between). */
 bool lyc_target_resident(const LycTarget *t, int64_t bytes);
+/* memcpy and memset (nt 0), or with stores of nt = lyc_stream_bytes()
+ * bytes that bypass the cache, for data past it (!lyc_target_resident);
+ * stream.c. lyc_stream_bytes: 32 with AVX2, else 16 on x86-64; 0 elsewhere. */
+int lyc_stream_bytes(void);
+void lyc_copy(void *dst, const void *src, size_t n, int nt);
+void lyc_zero(void *dst, size_t n, int nt);
 
 /* ===== JIT (jit.c) ========================================================= */
 

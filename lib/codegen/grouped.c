@@ -126,6 +126,18 @@ static void group_run(const GroupedGeo *o, int64_t start, int64_t g, int64_t s, 
   *pad = ((g * o->outer + s) * o->pad) * o->row;
 }
 
+/* The runs' streaming store width (lyc_copy), 0 when they stay in the
+ * cache: the padded tensor and the values together against the planner's
+ * rule. */
+static int streams(const GroupedGeo *o) {
+  int64_t bytes = o->groups * o->outer * o->pad * o->row + o->outer * o->total * o->row;
+  if (bytes < (1 << 20)) /* resident on any host; spares the target's queries */
+    return 0;
+  LycTarget t;
+  lyc_host_target(&t);
+  return lyc_target_resident(&t, bytes) ? 0 : lyc_stream_bytes();
+}
+
 LyStatus lyGroupedToPadded(LyContext ctx, LyType grouped, LyType padded, const void *offsets, const void *values,
                            void *out) {
   LyCtx *c = lyd_ctx(ctx);
@@ -134,13 +146,14 @@ LyStatus lyGroupedToPadded(LyContext ctx, LyType grouped, LyType padded, const v
   if (st == LY_OK && offsets)
     st = check_offsets(c, &o, offsets);
   int64_t start = 0;
+  int nt = st == LY_OK ? streams(&o) : 0;
   for (int64_t g = 0; st == LY_OK && offsets && g < o.groups; g++) {
     int64_t end = load_offset(offsets, o.width, g), n = (end - start) * o.row, v, p;
     for (int64_t s = 0; s < o.outer; s++) {
       group_run(&o, start, g, s, &v, &p);
       if (n) /* an empty group may come with no values buffer at all */
-        memcpy((uint8_t *)out + p, (const uint8_t *)values + v, (size_t)n);
-      memset((uint8_t *)out + p + n, 0, (size_t)(o.pad * o.row - n)); /* the padding rows */
+        lyc_copy((uint8_t *)out + p, (const uint8_t *)values + v, (size_t)n, nt);
+      lyc_zero((uint8_t *)out + p + n, (size_t)(o.pad * o.row - n), nt); /* the padding rows */
     }
     start = end;
   }
@@ -155,12 +168,13 @@ LyStatus lyGroupedFromPadded(LyContext ctx, LyType grouped, LyType padded, const
   if (st == LY_OK)
     st = check_offsets(c, &o, offsets);
   int64_t start = 0;
+  int nt = st == LY_OK ? streams(&o) : 0;
   for (int64_t g = 0; st == LY_OK && g < o.groups; g++) {
     int64_t end = load_offset(offsets, o.width, g), n = (end - start) * o.row, v, p;
     for (int64_t s = 0; s < o.outer; s++) {
       group_run(&o, start, g, s, &v, &p);
       if (n)
-        memcpy((uint8_t *)values + v, (const uint8_t *)in + p, (size_t)n);
+        lyc_copy((uint8_t *)values + v, (const uint8_t *)in + p, (size_t)n, nt);
     }
     start = end;
   }

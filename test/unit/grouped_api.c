@@ -1,7 +1,9 @@
 /* lyGroupedToPadded / lyGroupedFromPadded as an embedder calls them: hand-computed vectors
  * (empty groups, one group, every row in one group, a variable inner dim, i8/i64 offsets),
  * malformed offsets and pairs with their exact diagnostics, and random shapes against an
- * element-by-element reference written out here. Prints `grouped_api: N checks, K failures`. */
+ * element-by-element reference written out here, small and megabytes large. Prints
+ * `grouped_api: N checks, K failures`. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,12 +156,15 @@ static int64_t rnd(int64_t n) {
 }
 
 /* Random ranks 1-4, variable dims, group counts and sizes (empty ones often), i16 values. */
-static void test_random(LyContext ctx, int cases) {
+/* large: groups of up to 40 rows of at least 4096 odd-length elements after the variable dim
+ * (megabytes, so past the cache under a low LAYOUTC_NT_THRESHOLD the runs stream: stream.c). */
+static void test_random(LyContext ctx, int cases, bool large) {
   for (int c = 0; c < cases; c++) {
-    int rank = 1 + (int)rnd(4), d = (int)rnd(rank);
+    int rank = 1 + (int)rnd(4), d = large ? 0 : (int)rnd(rank);
+    rank = large && rank == 1 ? 2 : rank;
     int64_t G = 1 + rnd(6), dims[4], sizes[8], ends[8], P = 0, total = 0;
     for (int64_t g = 0; g < G; g++) {
-      sizes[g] = rnd(3) == 0 ? 0 : rnd(5);
+      sizes[g] = rnd(3) == 0 ? 0 : rnd(large ? 40 : 5);
       total += sizes[g], ends[g] = total, P = sizes[g] > P ? sizes[g] : P;
     }
     P += rnd(2);
@@ -167,7 +172,7 @@ static void test_random(LyContext ctx, int cases) {
     int kg = snprintf(gt, sizeof gt, "tensor<"), kp = snprintf(pt, sizeof pt, "tensor<%lld", (long long)G);
     int64_t n = 1, pn = G;
     for (int i = 0; i < rank; i++) {
-      dims[i] = i == d ? total : 1 + rnd(3);
+      dims[i] = i == d ? total : large && i == rank - 1 ? 4096 + rnd(64) : 1 + rnd(3);
       n *= dims[i], pn *= i == d ? P : dims[i];
       kg += snprintf(gt + kg, sizeof gt - kg, "%lldx", (long long)dims[i]);
       kp += snprintf(pt + kp, sizeof pt - kp, "x%lld", (long long)(i == d ? P : dims[i]));
@@ -202,7 +207,8 @@ int main(void) {
   test_one_group(ctx);
   test_inner_dim(ctx);
   test_errors(ctx);
-  test_random(ctx, 500);
+  test_random(ctx, 500, false);
+  test_random(ctx, 20, true);
   lyContextDestroy(ctx);
   return TEST_DONE("grouped_api");
 }
