@@ -36,6 +36,7 @@ typedef struct {
   int64_t run_bytes; /* the dense bytes of a parent's elements when they are one run; 0: not */
   bool stage;        /* the scatter builds each run in a buffer on the stack and streams it out */
   bool prefetch;     /* the vector nnz pass and fill prefetch the dense tensor PREFETCH_BYTES ahead */
+  int nm_lanes;      /* n_out_of_m over one run of groups: the fill compresses this many elements at a time */
 } Shape;
 
 typedef struct {
@@ -147,6 +148,18 @@ static void plan_vectors(Shape *s, const LycTarget *t) {
   bool ok = run && !s->coo && end == s->L && s->crd_stride[s->a] == 1 && t->compress_bits &&
             narrow >= t->compress_bits && lanes * narrow >= 128;
   s->fill_lanes = ok ? lanes : 0;
+  /* n_out_of_m groups of at most 8 that follow each other in memory: a
+   * vector of whole groups keeps exactly n lanes of each (its nonzeros, then
+   * its lowest zeros; the first n nonzeros of an overfull one), a mask
+   * looked up per group, compressed to n / m of the vector. */
+  bool groups = s->nm && s->m <= 8 && t->compress_bits && narrow >= t->compress_bits && lanes * narrow >= 128 &&
+                lanes % s->m == 0;
+  stride = 1;
+  for (int l = s->L - 1; l >= 0 && groups; l--)
+    groups = s->ls[l] == stride, stride *= s->size[l];
+  s->nm_lanes = groups ? lanes : 0;
+  if (groups)
+    s->prefetch = !lyc_target_resident(t, stride * s->vbits / 8);
 }
 
 /* ===== Emission ================================================================ */
@@ -685,6 +698,90 @@ static void nm_pack_group(Emit *e, LLVMValueRef off, LLVMValueRef parent) {
   }
 }
 
+/* For every nonzero pattern of a group of m (<= 8): the lanes kept (low 8
+ * bits) and whether it is overfull (bit 8). */
+static LLVMValueRef nm_keep_table(Emit *e) {
+  const Shape *s = e->s;
+  LLVMValueRef k[256];
+  for (unsigned x = 0; x < 1u << s->m; x++) {
+    int cnt = __builtin_popcount(x), left = s->n, spare = s->n > cnt ? s->n - cnt : 0;
+    unsigned keep = 0;
+    for (int c = 0; c < s->m && left; c++) /* nm_pack_group's order: nonzeros, and zeros while spare */
+      if (x >> c & 1 || (spare && spare--))
+        keep |= 1u << c, left--;
+    k[x] = LLVMConstInt(e->ir.i16, keep | (cnt > s->n) << 8, 0);
+  }
+  LLVMValueRef init = LLVMConstArray(e->ir.i16, k, 1u << s->m);
+  LLVMValueRef g = LLVMAddGlobal(e->ir.m, LLVMTypeOf(init), "nm_keep");
+  LLVMSetInitializer(g, init);
+  LLVMSetGlobalConstant(g, 1);
+  LLVMSetLinkage(g, LLVMPrivateLinkage);
+  return g;
+}
+
+/* Vector i of the fill: compress packs the lanes each group keeps (keep),
+ * values (zeros as +0) and coordinates within the group, into the vector's
+ * n / m share of the entries, stored whole. */
+static void nm_pack_vector(Emit *e, LLVMValueRef i, LLVMValueRef v, LLVMValueRef nz, LLVMValueRef keep) {
+  const Shape *s = e->s;
+  int V = s->nm_lanes, out = V / s->m * s->n;
+  LLVMValueRef cm[64], take[64];
+  for (int l = 0; l < V; l++)
+    cm[l] = LLVMConstInt(int_type(e, s->cbits), (unsigned long long)(l % s->m), 0);
+  for (int l = 0; l < out; l++)
+    take[l] = LLVMConstInt(e->ir.i32, (unsigned)l, 0);
+  LLVMValueRef km = LLVMBuildBitCast(e->ir.b, keep, LLVMTypeOf(nz), "keepm");
+  v = LLVMBuildSelect(e->ir.b, nz, v, LLVMConstNull(LLVMTypeOf(v)), "v"); /* kept zeros are +0 */
+  LLVMValueRef at = lyc_mul_const(&e->ir, i, out, "at"), sel = LLVMConstVector(take, (unsigned)out);
+  LLVMValueRef pv = compress(e, v, km), pc = compress(e, LLVMConstVector(cm, (unsigned)V), km);
+  pv = LLVMBuildShuffleVector(e->ir.b, pv, LLVMGetPoison(LLVMTypeOf(pv)), sel, "vals");
+  pc = LLVMBuildShuffleVector(e->ir.b, pc, LLVMGetPoison(LLVMTypeOf(pc)), sel, "crds");
+  LLVMValueRef pval = LLVMBuildGEP2(e->ir.b, int_type(e, s->vbits), e->buf[s->val_buf], &at, 1, "pv");
+  LLVMValueRef pcrd = LLVMBuildGEP2(e->ir.b, int_type(e, s->cbits), e->buf[s->crd_buf[s->a]], &at, 1, "pc");
+  LLVMSetAlignment(LLVMBuildStore(e->ir.b, pv, pval), (unsigned)s->vbits / 8);
+  LLVMSetAlignment(LLVMBuildStore(e->ir.b, pc, pcrd), (unsigned)s->cbits / 8);
+}
+
+/* The nnz pass or the fill of n_out_of_m groups that follow each other in
+ * memory, nm_lanes elements (whole groups) at a time, the nonzero pattern of
+ * each group looked up in nm_keep_table: counting, whether one is overfull;
+ * filling, nm_pack_vector. The groups short of a vector go one at a time. */
+static void nm_vectors(Emit *e) {
+  const Shape *s = e->s;
+  int V = s->nm_lanes, per = V / s->m;
+  int64_t nv = s->parents / per;
+  LLVMValueRef table = nm_keep_table(e);
+  LycLoopIR lp;
+  LLVMValueRef i = lyc_loop_begin(&e->ir, &lp, lyc_i64(&e->ir, 0), lyc_i64(&e->ir, nv), "vec");
+  LLVMValueRef off = lyc_mul_const(&e->ir, i, V, "off"), v, nz;
+  if (s->prefetch)
+    prefetch_ahead(e, off);
+  load_lanes(e, off, V, &v, &nz);
+  LLVMTypeRef it = int_type(e, V);
+  LLVMValueRef bits = LLVMBuildBitCast(e->ir.b, nz, it, "bits"), keep = LLVMConstInt(it, 0, 0);
+  LLVMValueRef over = LLVMConstInt(e->ir.i16, 0, 0);
+  for (int q = 0; q < per; q++) {
+    LLVMValueRef x = LLVMBuildAnd(e->ir.b, LLVMBuildLShr(e->ir.b, bits, LLVMConstInt(it, (unsigned)(q * s->m), 0), ""),
+                                  LLVMConstInt(it, (1u << s->m) - 1, 0), "pattern");
+    LLVMValueRef idx[] = {lyc_i64(&e->ir, 0), LLVMBuildZExt(e->ir.b, x, e->ir.i64, "")};
+    LLVMValueRef k = LLVMBuildLoad2(e->ir.b, e->ir.i16,
+                                    LLVMBuildGEP2(e->ir.b, LLVMGlobalGetValueType(table), table, idx, 2, ""), "entry");
+    over = LLVMBuildOr(e->ir.b, over, k, "over");
+    k = LLVMBuildZExt(e->ir.b, LLVMBuildTrunc(e->ir.b, k, e->ir.i8, "kept"), it, "");
+    keep = LLVMBuildOr(e->ir.b, keep, LLVMBuildShl(e->ir.b, k, LLVMConstInt(it, (unsigned)(q * s->m), 0), ""), "keep");
+  }
+  if (e->mode == MODE_COUNT) {
+    LLVMValueRef bad = LLVMBuildICmp(e->ir.b, LLVMIntUGE, over, LLVMConstInt(e->ir.i16, 256, 0), "overfull");
+    LLVMBuildStore(e->ir.b, LLVMBuildOr(e->ir.b, LLVMBuildLoad2(e->ir.b, e->ir.i1, e->any, "any"), bad, "any"), e->any);
+  } else {
+    nm_pack_vector(e, i, v, nz, keep);
+  }
+  lyc_loop_end(&e->ir, &lp);
+  LLVMValueRef g = lyc_loop_begin(&e->ir, &lp, lyc_i64(&e->ir, nv * per), lyc_i64(&e->ir, s->parents), "group");
+  nm_pack_group(e, lyc_mul_const(&e->ir, g, s->m, "o"), g);
+  lyc_loop_end(&e->ir, &lp);
+}
+
 /* i64 count(ptr dense): groups x n, or -1 when a group is overfull (the
  * interpreter then names it); i64 fill(ptr dense, ptr bufs, ptr counts):
  * groups x n. */
@@ -698,7 +795,10 @@ static void emit_nm_pack(LLVMModuleRef m, const Shape *s, const char *name, Mode
   e.prev = LLVMBuildAlloca(e.ir.b, e.ir.i64, "scratch"); /* holds one coordinate or value */
   if (mode == MODE_FILL)
     load_buffers(&e, LLVMGetParam(e.ir.fn, 1), nbufs);
-  nest(&e, 0, s->a, lyc_i64(&e.ir, 0), lyc_i64(&e.ir, 0), nm_pack_group);
+  if (s->nm_lanes)
+    nm_vectors(&e);
+  else
+    nest(&e, 0, s->a, lyc_i64(&e.ir, 0), lyc_i64(&e.ir, 0), nm_pack_group);
   if (mode == MODE_COUNT)
     LLVMBuildRet(e.ir.b, LLVMBuildSelect(e.ir.b, LLVMBuildLoad2(e.ir.b, e.ir.i1, e.any, "any"), lyc_i64(&e.ir, -1),
                                          lyc_i64(&e.ir, s->parents * s->n), "units"));
@@ -897,7 +997,7 @@ static Entry *entry_of(LycSparseJit *j, const LycSparse *f) {
   Shape s;
   en->supported = shape_of(f, &s);
   if (en->supported)
-    plan_vectors(&s, &j->tgt), en->count_lanes = s.count_lanes, en->fill_lanes = s.fill_lanes, en->stage = s.stage;
+    plan_vectors(&s, &j->tgt), en->count_lanes = s.count_lanes, en->fill_lanes = s.nm ? s.nm_lanes : s.fill_lanes, en->stage = s.stage;
   if (en->supported && !compile_entry(j, f, &s, en))
     return NULL;
   j->n++;
