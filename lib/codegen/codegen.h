@@ -165,6 +165,9 @@ LLVMValueRef lyc_ir_function(LycIR *ir, const char *name, LLVMTypeRef ret, LLVMT
 LLVMValueRef lyc_i64(LycIR *ir, int64_t v);
 /* A call of the intrinsic `name` overloaded on tys[0..ntys). */
 LLVMValueRef lyc_intrinsic(LycIR *ir, const char *name, LLVMTypeRef *tys, int ntys, LLVMValueRef *args, int nargs);
+/* A read prefetch into all cache levels `ahead` bytes past ptr (prefetches
+ * never fault, even past the end of a buffer). */
+void lyc_prefetch(LycIR *ir, LLVMValueRef ptr, int64_t ahead);
 
 /* A counted loop: lyc_loop_begin positions the builder in the body and
  * returns the induction variable (lo <= iv < hi); lyc_loop_end closes it and
@@ -361,7 +364,9 @@ LycSparseJit *lyc_sparse_jit_create(LyDiagEngine *d); /* NULL after a diagnostic
 void lyc_sparse_jit_destroy(LycSparseJit *j);
 /* Whether the format has compiled kernels (compiling them on first use).
  * Unlike the interpreter, lyc_sparse_jit_from_dense reads counts (the nnz
- * pass's) when filling: the fill bounds its writes by them. */
+ * pass's) when filling: the fill bounds its writes by them, fails
+ * (LY_ERROR_INVALID, a diagnostic) when the tensor holds more entries, and
+ * sets them to what it stored otherwise. */
 bool lyc_sparse_jit_supports(LycSparseJit *j, const LycSparse *f);
 /* The vector paths of a supported format's kernels (0 otherwise): the nnz
  * pass counts *count elements at a time, the fill packs *fill at a time

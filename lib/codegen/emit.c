@@ -53,6 +53,14 @@ LLVMValueRef lyc_intrinsic(LycIR *ir, const char *name, LLVMTypeRef *tys, int nt
   return LLVMBuildCall2(ir->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)nargs, "");
 }
 
+void lyc_prefetch(LycIR *ir, LLVMValueRef ptr, int64_t ahead) {
+  LLVMTypeRef tys[] = {ir->ptr};
+  LLVMValueRef off = lyc_i64(ir, ahead);
+  LLVMValueRef args[] = {LLVMBuildGEP2(ir->b, ir->i8, ptr, &off, 1, "ahead"), LLVMConstInt(ir->i32, 0, 0),
+                         LLVMConstInt(ir->i32, 3, 0), LLVMConstInt(ir->i32, 1, 0)};
+  lyc_intrinsic(ir, "llvm.prefetch", tys, 1, args, 4);
+}
+
 LLVMValueRef lyc_loop_begin(LycIR *ir, LycLoopIR *l, LLVMValueRef lo, LLVMValueRef hi, const char *name) {
   LLVMBasicBlockRef pre = LLVMGetInsertBlock(ir->b);
   l->head = LLVMAppendBasicBlockInContext(ir->c, ir->fn, name);

@@ -158,7 +158,6 @@ static LLVMBasicBlockRef only_thread0(Gen *g) {
 /* ===== Inner forms =============================================================== */
 
 static LLVMValueRef concat_all(Gen *g, LLVMValueRef *q, int k, int n);
-static void prefetch(Gen *g, LLVMValueRef ptr, int ahead);
 
 /* A contiguous run of whole destination lines (the planner's `aligned`) in
  * the non-temporal variant: vectors loaded, converted and stored past the
@@ -172,7 +171,7 @@ static void contig_lines(Gen *g, const LycLoop *x, int ahead, LLVMValueRef so, L
   LLVMValueRef e0 = lyc_mul_const(&g->ir, b, line, ""), parts[64];
   int np = 0;
   for (int q = 0; ahead && q < line * g->p->sbytes; q += 64)
-    prefetch(g, at(g, g->src, add(g, so, e0), g->p->sbytes), ahead + q);
+    lyc_prefetch(&g->ir, at(g, g->src, add(g, so, e0), g->p->sbytes), ahead + q);
   for (int j = 0; j < line; j += V) {
     LLVMValueRef e = add(g, e0, lyc_i64(&g->ir, j));
     parts[np++] = convert(g, load(g, vec(g->st, V), at(g, g->src, add(g, so, e), g->p->sbytes)), V);
@@ -727,15 +726,6 @@ static void store_pieces(Gen *g, const LycNest *x, LLVMValueRef *out, Tile t, LL
   }
 }
 
-/* A read prefetch into all cache levels, `ahead` bytes past ptr (prefetches
- * never fault, even past the end of the buffer). */
-static void prefetch(Gen *g, LLVMValueRef ptr, int ahead) {
-  LLVMTypeRef tys[] = {g->ir.ptr};
-  LLVMValueRef off = lyc_i64(&g->ir, ahead);
-  LLVMValueRef args[] = {LLVMBuildGEP2(g->ir.b, g->ir.i8, ptr, &off, 1, "ahead"), LLVMConstInt(g->ir.i32, 0, 0),
-                         LLVMConstInt(g->ir.i32, 3, 0), LLVMConstInt(g->ir.i32, 1, 0)};
-  lyc_intrinsic(&g->ir, "llvm.prefetch", tys, 1, args, 4);
-}
 
 /* A tile whose source rows follow each other (X stride = the Y length, at
  * most 4: nhwc with 3 channels) is one contiguous run of yv*V elements:
@@ -848,7 +838,7 @@ static void tile_vectors(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVM
       LLVMValueRef ptr = g->p->sbits < 8 ? packed_src(g, so, r * X->ss)
                                          : at(g, g->src, add(g, so, lyc_i64(&g->ir, r * X->ss)), g->p->sbytes);
       if (x->prefetch && t.yv == V)
-        prefetch(g, ptr, x->prefetch);
+        lyc_prefetch(&g->ir, ptr, x->prefetch);
       LY_ASSERT(g->p->sbits >= 8 || t.yv % (8 / g->p->sbits) == 0); /* whole bytes (whole_bytes) */
       out[r] = g->p->sbits < 8 ? load_unpacked(g, ptr, V, t.yv)
                : t.yv == V ? load(g, vt, ptr) : masked_load(g, vt, ptr, V, t.yv);
@@ -987,7 +977,7 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
     for (int r = 0; r < t.xt; r++) {
       LLVMValueRef ptr = packed_src(g, so, ((int64_t)c * V + r) * X->ss);
       if (x->prefetch)
-        prefetch(g, ptr, x->prefetch);
+        lyc_prefetch(&g->ir, ptr, x->prefetch);
       rows[r] = load(g, bt, ptr);
     }
     for (int gr = 0; gr < xb; gr++)
@@ -1120,7 +1110,7 @@ static bool wide_group(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMVa
       for (int c = 0; c < k; c++) {
         LLVMValueRef ptr = at(g, g->src, add(g, so, lyc_i64(&g->ir, ((int64_t)(s + c) * V + r) * X->ss)), sb);
         if (x->prefetch)
-          prefetch(g, ptr, x->prefetch);
+          lyc_prefetch(&g->ir, ptr, x->prefetch);
         piece[c] = convert(g, load(g, vt, ptr), V);
       }
       w[r] = concat_all(g, piece, k, V);

@@ -124,10 +124,11 @@ LyStatus lySparseFromDense(LySparseConverter c, LyType enc, const void *dense, i
   Job j;
   LyStatus st = job_of(s, enc, &j);
   /* The compiled fill bounds its writes by the counts it is given: those of
-   * the nnz pass that sized the buffers when it was the last call, on the
-   * same format and tensor (the usual pair of calls, one pass fewer: a
-   * tensor that gained entries since is an error, one that lost some fills
-   * fewer), else a new one. n_out_of_m fills have the type's size. */
+   * the last nnz pass on this converter when it was of the same format and
+   * tensor and no fill has used them yet (the usual pair of calls, one pass
+   * fewer: a tensor that gained entries since is an error, one that lost
+   * some fills fewer), else a new one. n_out_of_m fills have the type's
+   * size. */
   bool counted = st == LY_OK && buffers && j.jit && s->counted && s->counted_dense == dense && !j.f.m &&
                  !memcmp(&s->counted_f, &j.f, sizeof j.f);
   if (counted) /* one fill per nnz pass: a later one counts again */

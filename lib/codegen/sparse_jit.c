@@ -331,14 +331,9 @@ static void fill_points(Emit *e, LLVMValueRef off, LLVMValueRef lo, LLVMValueRef
 
 #define PREFETCH_BYTES 4096
 
-/* A read prefetch of the dense tensor PREFETCH_BYTES past element off
- * (prefetches never fault, even past the end of the buffer). */
+/* A read prefetch of the dense tensor PREFETCH_BYTES past element off. */
 static void prefetch_ahead(Emit *e, LLVMValueRef off) {
-  LLVMValueRef ahead = add(e, off, lyc_i64(&e->ir, PREFETCH_BYTES / (e->s->vbits / 8)));
-  LLVMTypeRef tys[] = {e->ir.ptr};
-  LLVMValueRef args[] = {LLVMBuildGEP2(e->ir.b, int_type(e, e->s->vbits), e->dense, &ahead, 1, "ahead"),
-                         LLVMConstInt(e->ir.i32, 0, 0), LLVMConstInt(e->ir.i32, 3, 0), LLVMConstInt(e->ir.i32, 1, 0)};
-  lyc_intrinsic(&e->ir, "llvm.prefetch", tys, 1, args, 4);
+  lyc_prefetch(&e->ir, LLVMBuildGEP2(e->ir.b, int_type(e, e->s->vbits), e->dense, &off, 1, "at"), PREFETCH_BYTES);
 }
 
 #define CHUNK 16
