@@ -145,7 +145,8 @@ static void plan_vectors(Shape *s, const LycTarget *t) {
   s->count_lanes = run ? 8 * t->vector_bytes / s->vbits : 0;
   int wide = s->vbits > s->cbits ? s->vbits : s->cbits, narrow = s->vbits + s->cbits - wide;
   int lanes = 8 * t->vector_bytes / wide;
-  bool ok = run && !s->coo && end == s->L && s->crd_stride[s->a] == 1 && t->compress_bits &&
+  bool soa2 = s->coo && s->L - s->a == 2 && s->crd_stride[s->a + 1] == 1; /* a 2-D COO, SoA */
+  bool ok = run && (!s->coo || soa2) && end == s->L && s->crd_stride[s->a] == 1 && t->compress_bits &&
             narrow >= t->compress_bits && lanes * narrow >= 128;
   s->fill_lanes = ok ? lanes : 0;
   /* n_out_of_m groups of at most 8 that follow each other in memory: a
@@ -321,10 +322,11 @@ static void block_unit(Emit *e, LLVMValueRef off, LLVMValueRef lin) {
 /* Elements [lo, hi) of the compressed level under one parent (CSR, CSC). */
 static void fill_points(Emit *e, LLVMValueRef off, LLVMValueRef lo, LLVMValueRef hi) {
   const Shape *s = e->s;
+  int l = s->coo ? s->L - 1 : s->a; /* COO: the last level's, the others set by the caller */
   LycLoopIR lp;
   LLVMValueRef c = lyc_loop_begin(&e->ir, &lp, lo, hi, "elem");
-  e->c[s->a] = c;
-  LLVMValueRef v = load_int(e, s->vbits, e->dense, add(e, off, lyc_mul_const(&e->ir, c, s->ls[s->a], "o")));
+  e->c[l] = c;
+  LLVMValueRef v = load_int(e, s->vbits, e->dense, add(e, off, lyc_mul_const(&e->ir, c, s->ls[l], "o")));
   store_point_branchless(e, nonzero(e, v), v);
   lyc_loop_end(&e->ir, &lp);
 }
@@ -443,12 +445,18 @@ static void store_front(Emit *e, int bits, int b, LLVMValueRef k, LLVMValueRef x
  * elements at a time: the nonzero lanes' values and coordinates are
  * compressed to the front and stored under a mask of their count, bounded
  * by the buffers' room as store_point_branchless is; k advances by the
- * count. The last elements short of a vector go one by one. */
+ * count. The last elements short of a vector go one by one. A 2-D COO
+ * (SoA) takes its rows so, the row's coordinate stored beside each column's. */
 static void fill_compressed(Emit *e, LLVMValueRef off) {
   const Shape *s = e->s;
   int V = s->fill_lanes;
-  int64_t n = s->size[s->a];
-  LycLoopIR lp;
+  int64_t n = s->size[s->L - 1];
+  LLVMValueRef row = NULL;
+  LycLoopIR rp, lp;
+  if (s->coo) { /* levels a (rows), a + 1 */
+    row = e->c[s->a] = lyc_loop_begin(&e->ir, &rp, lyc_i64(&e->ir, 0), lyc_i64(&e->ir, s->size[s->a]), "row");
+    off = add(e, off, lyc_mul_const(&e->ir, row, s->ls[s->a], "r"));
+  }
   LLVMValueRef i = lyc_loop_begin(&e->ir, &lp, lyc_i64(&e->ir, 0), lyc_i64(&e->ir, n / V), "vec");
   LLVMValueRef lo = lyc_mul_const(&e->ir, i, V, "lo");
   if (s->prefetch)
@@ -460,11 +468,16 @@ static void fill_compressed(Emit *e, LLVMValueRef off) {
   LLVMValueRef c = LLVMBuildAdd(e->ir.b, splat(e, LLVMBuildTrunc(e->ir.b, lo, int_type(e, s->cbits), "c"), V),
                                 iota(e, s->cbits, V), "crd");
   store_front(e, s->vbits, s->val_buf, k, compress(e, v, nz), lanes);
-  store_front(e, s->cbits, s->crd_buf[s->a], k, compress(e, c, nz), lanes);
+  store_front(e, s->cbits, s->crd_buf[s->L - 1], k, compress(e, c, nz), lanes);
+  if (row) /* the same row for every lane: no compress */
+    store_front(e, s->cbits, s->crd_buf[s->a], k, splat(e, LLVMBuildTrunc(e->ir.b, row, int_type(e, s->cbits), "i"), V),
+                lanes);
   LLVMBuildStore(e->ir.b, add(e, k, pop), e->k);
   lyc_loop_end(&e->ir, &lp);
   if (n % V)
     fill_points(e, off, lyc_i64(&e->ir, n / V * V), lyc_i64(&e->ir, n));
+  if (row)
+    lyc_loop_end(&e->ir, &rp);
 }
 
 /* One parent of the compressed level: its units, then its positions entry. */

@@ -448,7 +448,7 @@ def value_codes(drv, rng):
 
 
 def wide_rows(drv, rng, stats, quick):
-    """CSR and COO of rows longer than the kernels' vectors (the nnz pass counts a vector's lanes at
+    """CSR and COO (AoS and SoA) of rows longer than the kernels' vectors (the nnz pass counts a vector's lanes at
     a time, the fill compresses them where the host can: sparse_jit.c, plan_vectors): every value
     type at every coordinate width, rows from empty to full, with -0.0 and NaN, both paths against
     SciPy and back; rows of 203 elements leave a partial vector at every width, rows of 256 are
@@ -458,7 +458,7 @@ def wide_rows(drv, rng, stats, quick):
         dense = np.concatenate([random_dense(rng, dt, (1, cols), d)
                                 for d in (0, 0.01, 0.05, 0.1, 0.3, 0.5, 0.9, 0.99, 1)])
         for c in [(8, 16, 32, 64)[i % 4]] if quick else (8, 16, 32, 64):  # quick: a tenth of the time
-            for make, kind in ((csr, "csr"), (coo, "coo")):
+            for make, kind in ((csr, "csr"), (coo, "coo"), (lambda *a: coo(*a, soa=True), "coo-soa")):
                 spec = make(dt, 32, c, (rows, cols))
                 want, back = oracle(kind, spec, dense, None)
                 for mode in ("interp", "jit"):
