@@ -1,9 +1,10 @@
 /* lySparseFromDense as an embedder calls it: the nnz pass (no buffers), then the fill into
- * buffers of the sizes it gave. CSR and COO of f32 and i16 against an element-by-element
- * reference written out here; then the tensor changed between the two calls: fewer stored
- * entries fill fewer (sizes set again, the reference of the new tensor), more are refused with
- * a diagnostic and not a byte written past the buffers; another tensor, or a fill with no nnz
- * pass of its own before it (one fill per nnz pass), counts on its own. Prints `sparse_api: N checks, K failures`. */
+ * buffers of the sizes it gave. CSR, CSC (through CSR and a counting transpose) and COO of f32
+ * and i16 against an element-by-element reference written out here; then the tensor changed
+ * between the two calls: fewer stored entries fill fewer (sizes set again, the reference of the
+ * new tensor), more are refused with a diagnostic and not a byte written past the buffers;
+ * another tensor, or a fill with no nnz pass of its own before it (one fill per nnz pass),
+ * counts on its own. Prints `sparse_api: N checks, K failures`. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@ typedef struct {
   const char *type;
   bool coo;
   int vbytes;
+  bool csc; /* columns compressed: positions per column, rows as coordinates */
 } Format;
 
 static bool stored(const Format *f, const unsigned char *v) {
@@ -41,24 +43,26 @@ static int64_t reference(const Format *f, const unsigned char *dense, unsigned c
   int32_t *pos = (int32_t *)bufs[0], *rows = (int32_t *)bufs[1], *cols = (int32_t *)bufs[f->coo ? 2 : 1];
   unsigned char *vals = bufs[f->coo ? 3 : 2];
   pos[0] = 0;
-  for (int r = 0; r < ROWS; r++) {
-    for (int c = 0; c < COLS; c++) {
+  int outer = f->csc ? COLS : ROWS, inner = f->csc ? ROWS : COLS;
+  for (int o = 0; o < outer; o++) {
+    for (int i = 0; i < inner; i++) {
+      int r = f->csc ? i : o, c = f->csc ? o : i;
       const unsigned char *v = dense + ((int64_t)r * COLS + c) * f->vbytes;
       if (!stored(f, v))
         continue;
       if (f->coo)
         rows[k] = r;
-      cols[k] = c;
+      cols[k] = f->csc ? r : c;
       memcpy(vals + k * f->vbytes, v, (size_t)f->vbytes);
       k++;
     }
     if (!f->coo)
-      pos[r + 1] = (int32_t)k;
+      pos[o + 1] = (int32_t)k;
   }
   if (f->coo)
     pos[1] = (int32_t)k, sizes[0] = 8, sizes[1] = sizes[2] = 4 * k, sizes[3] = k * f->vbytes;
   else
-    sizes[0] = 4 * (ROWS + 1), sizes[1] = 4 * k, sizes[2] = k * f->vbytes, sizes[3] = 0;
+    sizes[0] = 4 * (outer + 1), sizes[1] = 4 * k, sizes[2] = k * f->vbytes, sizes[3] = 0;
   return k;
 }
 
@@ -167,9 +171,13 @@ int main(void) {
   LyContext ctx = lyContextCreate();
   lyContextSetDiagnosticHandler(ctx, test_record, NULL);
   static const Format formats[] = {
-      {"tensor<37x256xf32, csr<nnz: ?, index: i32, pointer: i32>>", false, 4},
-      {"tensor<37x256xi16, csr<nnz: ?, index: i32, pointer: i32>>", false, 2},
-      {"tensor<37x256xf32, coo<nnz: ?, index: i32>>", true, 4},
+      {"tensor<37x256xf32, csr<nnz: ?, index: i32, pointer: i32>>", false, 4, false},
+      {"tensor<37x256xi16, csr<nnz: ?, index: i32, pointer: i32>>", false, 2, false},
+      {"tensor<37x256xf32, coo<nnz: ?, index: i32>>", true, 4, false},
+      {"tensor<37x256xf32, #sparse_tensor.encoding<{ map = (i, j) -> (j : dense, i : compressed), posWidth = 32, "
+       "crdWidth = 32 }>>", false, 4, true},
+      {"tensor<37x256xi16, #sparse_tensor.encoding<{ map = (i, j) -> (j : dense, i : compressed), posWidth = 32, "
+       "crdWidth = 32 }>>", false, 2, true},
   };
   for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
     test_format(ctx, &formats[i]);
