@@ -134,8 +134,9 @@ static void plan_vectors(Shape *s, const LycTarget *t) {
    * drops its entries into a buffer in L1, then streams it to the dense
    * tensor a line at a time: each line written once, never read (zeroing
    * the tensor in place, then scattering into lines long evicted, moves it
-   * three times). Runs of whole lines up to 64 KB. */
-  s->stage = run && s->run_bytes % 64 == 0 && s->run_bytes <= (64 << 10) &&
+   * three times). Runs of whole lines up to 16 KB (the stack of the
+   * caller's thread may be small). */
+  s->stage = run && s->run_bytes % 64 == 0 && s->run_bytes <= (16 << 10) &&
              !lyc_target_resident(t, s->run_bytes * s->parents);
   /* Reading a tensor past the cache, the hardware's prefetch alone leaves
    * the two passes short of the memory's speed: 4096x4096 f32 at 1%, from
