@@ -16,6 +16,7 @@
 #include <llvm-c/Error.h>
 #include <llvm-c/Orc.h>
 #include <llvm-c/TargetMachine.h>
+#include <string.h>
 
 /* ceil(log2(v)) for v >= 1: a power of two's exponent, else the next one's. */
 static inline int lyc_log2_ceil(int64_t v) { return v <= 1 ? 0 : 64 - __builtin_clzll((uint64_t)(v - 1)); }
@@ -28,6 +29,37 @@ uint64_t lyc_convert(LyElem from, LyElem to, uint64_t bits);
 
 /* Why a pair of element types cannot be converted, or NULL when it can. */
 const char *lyc_unsupported_pair(LyElem from, LyElem to);
+
+/* Reads / writes entry i of a buffer of `bits`-wide (a multiple of 8, at
+ * most 64) little-endian integers, whatever the host; inline for the
+ * runtime's loops over index buffers. */
+static inline uint64_t lyc_load_uint(const uint8_t *b, int bits, int64_t i) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  switch (bits) {
+  case 8: return b[i];
+  case 16: { uint16_t v; memcpy(&v, b + 2 * i, 2); return v; }
+  case 32: { uint32_t v; memcpy(&v, b + 4 * i, 4); return v; }
+  case 64: { uint64_t v; memcpy(&v, b + 8 * i, 8); return v; }
+  }
+#endif
+  uint64_t v = 0;
+  for (int k = 0; k < bits / 8; k++)
+    v |= (uint64_t)b[i * (bits / 8) + k] << (8 * k);
+  return v;
+}
+
+static inline void lyc_store_uint(uint8_t *b, int bits, int64_t i, uint64_t v) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  switch (bits) {
+  case 8: b[i] = (uint8_t)v; return;
+  case 16: { uint16_t x = (uint16_t)v; memcpy(b + 2 * i, &x, 2); return; }
+  case 32: { uint32_t x = (uint32_t)v; memcpy(b + 4 * i, &x, 4); return; }
+  case 64: memcpy(b + 8 * i, &v, 8); return;
+  }
+#endif
+  for (int k = 0; k < bits / 8; k++)
+    b[i * (bits / 8) + k] = (uint8_t)(v >> (8 * k));
+}
 
 /* Reads / writes the element at element offset `off` of a packed buffer. */
 uint64_t lyc_load_elem(const uint8_t *buf, LyElem e, int64_t off);

@@ -87,10 +87,7 @@ static LyStatus geometry(LyCtx *c, LyType g, LyType p, GroupedGeo *o) {
 }
 
 static int64_t load_offset(const uint8_t *b, int width, int64_t g) {
-  const uint8_t *q = b + g * width;
-  uint64_t v = 0;
-  for (int k = 0; k < width; k++) /* little-endian, signed (oneDNN's s32) */
-    v |= (uint64_t)q[k] << (8 * k);
+  uint64_t v = lyc_load_uint(b, 8 * width, g); /* signed (oneDNN's s32) */
   int sh = 64 - 8 * width;
   return sh ? (int64_t)(v << sh) >> sh : (int64_t)v;
 }

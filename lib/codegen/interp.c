@@ -249,12 +249,8 @@ const char *lyc_unsupported_pair(LyElem from, LyElem to) {
  * one whose width does not divide 8 (f6) may straddle two bytes. */
 uint64_t lyc_load_elem(const uint8_t *buf, LyElem e, int64_t off) {
   int w = lyElemGetBits(e);
-  if (w % 8 == 0) {
-    uint64_t v = 0;
-    for (int i = 0; i < w / 8; i++) /* little-endian, whatever the host */
-      v |= (uint64_t)buf[off * (w / 8) + i] << (8 * i);
-    return v;
-  }
+  if (w % 8 == 0)
+    return lyc_load_uint(buf, w, off);
   int64_t bit = off * w;
   unsigned window = buf[bit / 8];
   if (bit % 8 + w > 8)
@@ -264,11 +260,8 @@ uint64_t lyc_load_elem(const uint8_t *buf, LyElem e, int64_t off) {
 
 void lyc_store_elem(uint8_t *buf, LyElem e, int64_t off, uint64_t bits) {
   int w = lyElemGetBits(e);
-  if (w % 8 == 0) {
-    for (int i = 0; i < w / 8; i++)
-      buf[off * (w / 8) + i] = (uint8_t)(bits >> (8 * i));
-    return;
-  }
+  if (w % 8 == 0)
+    return lyc_store_uint(buf, w, off, bits);
   int64_t bit = off * w;
   for (int64_t b = bit / 8; b * 8 < bit + w; b++) { /* one byte, or two */
     int sh = (int)(bit - b * 8); /* the element's first bit relative to this byte */

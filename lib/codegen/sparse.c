@@ -166,16 +166,8 @@ static bool points_reserve(LyDiagEngine *d, Points *p, int64_t n) {
 }
 
 static bool points_push(LyDiagEngine *d, Points *p, const int64_t *c, uint64_t v) {
-  if (p->n == p->cap) {
-    int64_t cap = p->cap ? 2 * p->cap : 256;
-    int64_t *nc = ly_realloc(p->crd, (size_t)cap * (size_t)p->L * sizeof *nc);
-    if (nc)
-      p->crd = nc;
-    uint64_t *nv = nc ? ly_realloc(p->val, (size_t)cap * sizeof *nv) : NULL;
-    if (!nv)
-      return err(d, "out of memory"), false;
-    p->val = nv, p->cap = cap;
-  }
+  if (p->n == p->cap && !points_reserve(d, p, p->cap ? 2 * p->cap : 256))
+    return false;
   memcpy(p->crd + p->n * p->L, c, (size_t)p->L * sizeof *c);
   p->val[p->n++] = v;
   return true;
@@ -265,11 +257,8 @@ typedef struct {
 } Enc;
 
 static void put(Enc *e, int b, int64_t i, uint64_t v) {
-  if (!e->bufs)
-    return;
-  uint8_t *q = e->bufs[b] + i * (e->bits[b] / 8);
-  for (int k = 0; k < e->bits[b] / 8; k++) /* little-endian, any width */
-    q[k] = (uint8_t)(v >> (8 * k));
+  if (e->bufs)
+    lyc_store_uint(e->bufs[b], e->bits[b], i, v);
 }
 
 static void put_crd(Enc *e, int l, int64_t c) {
@@ -457,10 +446,7 @@ static bool get(Dec *x, int b, int64_t i, uint64_t *v) {
     err(x->d, "sparse buffer %d: index %" PRId64 " is beyond its %" PRId64 " entries", b, i, x->counts[b]);
     return x->failed = true, false;
   }
-  const uint8_t *q = x->bufs[b] + i * (x->bits[b] / 8);
-  *v = 0;
-  for (int k = 0; k < x->bits[b] / 8; k++)
-    *v |= (uint64_t)q[k] << (8 * k);
+  *v = lyc_load_uint(x->bufs[b], x->bits[b], i);
   return true;
 }
 

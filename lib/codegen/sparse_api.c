@@ -122,39 +122,6 @@ static bool is_csc(const Job *j) {
          f->kind[1] == LYC_LVL_COMPRESSED && !f->nonunique[1] && !f->nonordered[1];
 }
 
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-static LyElem uint_elem(int bits) {
-  return bits == 8 ? LY_ELEM_I8 : bits == 16 ? LY_ELEM_I16 : bits == 32 ? LY_ELEM_I32 : LY_ELEM_I64;
-}
-#endif
-
-/* Entry i of a buffer of bits-wide unsigned integers (little-endian). */
-static inline uint64_t get_uint(const uint8_t *b, int bits, int64_t i) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  switch (bits) {
-  case 8: return b[i];
-  case 16: { uint16_t v; memcpy(&v, b + 2 * i, 2); return v; }
-  case 32: { uint32_t v; memcpy(&v, b + 4 * i, 4); return v; }
-  default: { uint64_t v; memcpy(&v, b + 8 * i, 8); return v; }
-  }
-#else
-  return lyc_load_elem(b, uint_elem(bits), i);
-#endif
-}
-
-static inline void put_uint(uint8_t *b, int bits, int64_t i, uint64_t v) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  switch (bits) {
-  case 8: b[i] = (uint8_t)v; return;
-  case 16: { uint16_t x = (uint16_t)v; memcpy(b + 2 * i, &x, 2); return; }
-  case 32: { uint32_t x = (uint32_t)v; memcpy(b + 4 * i, &x, 4); return; }
-  default: memcpy(b + 8 * i, &v, 8); return;
-  }
-#else
-  lyc_store_elem(b, uint_elem(bits), i, v);
-#endif
-}
-
 /* CSC of the row-major dense tensor, as SciPy's tocsc: the compiled CSR
  * kernels read the tensor in rows (the CSC ones read it down its columns,
  * lines 16 KB apart for 4096 f32 columns: 0.25 GB/s), then a counting
@@ -186,15 +153,15 @@ static LyStatus csc_from_dense(SparseConverter *s, Job *j, const void *dense, vo
     uint8_t *pos = bufs[0], *crd = bufs[1], *val = bufs[2];
     memset(cur, 0, (size_t)(cols + 1) * sizeof *cur);
     for (int64_t k = 0; k < n; k++) /* entries per column, then where each column starts */
-      cur[get_uint(rcrd, cb, k) + 1]++;
+      cur[lyc_load_uint(rcrd, cb, k) + 1]++;
     for (int64_t c = 0; c < cols; c++)
       cur[c + 1] += cur[c];
     for (int64_t c = 0; c <= cols; c++)
-      put_uint(pos, pb, c, (uint64_t)cur[c]);
+      lyc_store_uint(pos, pb, c, (uint64_t)cur[c]);
     for (int64_t r = 0; r < rows; r++) /* rows in order: each column's rows come out sorted */
-      for (int64_t k = (int64_t)get_uint(rpos, pb, r); k < (int64_t)get_uint(rpos, pb, r + 1); k++) {
-        int64_t at = cur[get_uint(rcrd, cb, k)]++;
-        put_uint(crd, cb, at, (uint64_t)r);
+      for (int64_t k = (int64_t)lyc_load_uint(rpos, pb, r); k < (int64_t)lyc_load_uint(rpos, pb, r + 1); k++) {
+        int64_t at = cur[lyc_load_uint(rcrd, cb, k)]++;
+        lyc_store_uint(crd, cb, at, (uint64_t)r);
         memcpy(val + at * vb, rval + k * vb, (size_t)vb);
       }
     j->counts[0] = cols + 1, j->counts[1] = j->counts[2] = n;
