@@ -123,13 +123,24 @@ static bool shape_of(const LycSparse *f, Shape *s) {
  * row costs about a read of it at any density (4096x4096 f32 on an
  * Emerald Rapids VM: the fill at 1% 10.7 -> 3.4 ms, at 10% 23 -> 3.5 ms).
  * Both vectors (values, coordinates) are 128 to 512 bits. */
+/* The elements of levels [from, to) when they are one run of the dense
+ * tensor (the last level's stride 1, each level's the product of those
+ * after it), else 0. */
+static int64_t run_elements(const Shape *s, int from, int to) {
+  int64_t n = 1;
+  for (int l = to - 1; l >= from; l--) {
+    if (s->ls[l] != n)
+      return 0;
+    n *= s->size[l];
+  }
+  return n;
+}
+
 static void plan_vectors(Shape *s, const LycTarget *t) {
   int end = s->coo ? s->L : s->a + 1;
-  int64_t stride = 1;
-  bool run = s->blk == 1 && !s->nm; /* n_out_of_m has kernels of its own */
-  for (int l = end - 1; l >= s->a && run; l--)
-    run = s->ls[l] == stride, stride *= s->size[l];
-  s->run_bytes = run ? stride * s->vbits / 8 : 0;
+  int64_t n = s->blk == 1 && !s->nm ? run_elements(s, s->a, end) : 0; /* n_out_of_m has kernels of its own */
+  bool run = n > 0;
+  s->run_bytes = n * s->vbits / 8;
   /* Past the cache (the planner's rule), the scatter zeroes each run and
    * drops its entries into a buffer in L1, then streams it to the dense
    * tensor a line at a time: each line written once, never read (zeroing
@@ -154,14 +165,12 @@ static void plan_vectors(Shape *s, const LycTarget *t) {
    * vector of whole groups keeps exactly n lanes of each (its nonzeros, then
    * its lowest zeros; the first n nonzeros of an overfull one), a mask
    * looked up per group, compressed to n / m of the vector. */
-  bool groups = s->nm && s->m <= 8 && t->compress_bits && narrow >= t->compress_bits && lanes * narrow >= 128 &&
+  int64_t all = s->nm ? run_elements(s, 0, s->L) : 0;
+  bool groups = all && s->m <= 8 && t->compress_bits && narrow >= t->compress_bits && lanes * narrow >= 128 &&
                 lanes % s->m == 0;
-  stride = 1;
-  for (int l = s->L - 1; l >= 0 && groups; l--)
-    groups = s->ls[l] == stride, stride *= s->size[l];
   s->nm_lanes = groups ? lanes : 0;
   if (groups)
-    s->prefetch = !lyc_target_resident(t, stride * s->vbits / 8);
+    s->prefetch = !lyc_target_resident(t, all * s->vbits / 8);
 }
 
 /* ===== Emission ================================================================ */
@@ -404,10 +413,8 @@ static LLVMValueRef load_lanes(Emit *e, LLVMValueRef off, int lanes, LLVMValueRe
  * count_lanes at a time (the rest one by one). */
 static void count_run(Emit *e, LLVMValueRef off) {
   const Shape *s = e->s;
-  int V = s->count_lanes, end = s->coo ? s->L : s->a + 1;
-  int64_t n = 1;
-  for (int l = s->a; l < end; l++)
-    n *= s->size[l];
+  int V = s->count_lanes;
+  int64_t n = s->run_bytes / (s->vbits / 8);
   LycLoopIR lp;
   LLVMValueRef i = lyc_loop_begin(&e->ir, &lp, lyc_i64(&e->ir, 0), lyc_i64(&e->ir, n / V), "vec");
   LLVMValueRef at = add(e, off, lyc_mul_const(&e->ir, i, V, "lo"));
