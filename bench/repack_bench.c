@@ -355,7 +355,7 @@ static Compile run_case(const Case *c, LyContext ctx, LyRepacker r, const Option
 
 typedef struct {
   const char *name;
-  int kind; /* 0 dense->CSR, 1 CSR->dense, 2 grouped->padded, 3 padded->grouped */
+  int kind; /* 0 dense->CSR, 1 CSR->dense, 2 grouped->padded, 3 padded->grouped, 4 CSR->CSC, 5 CSR->COO */
   double density;
 } MultiCase;
 
@@ -363,6 +363,8 @@ static const MultiCase multi_cases[] = {
     {"dense->CSR f32 4096x4096 1%", 0, 0.01},   {"dense->CSR f32 4096x4096 10%", 0, 0.10},
     {"CSR->dense f32 4096x4096 1%", 1, 0.01},   {"CSR->dense f32 4096x4096 10%", 1, 0.10},
     {"grouped->padded f32 8x(<=1280)x1024", 2, 0}, {"padded->grouped f32 8x(<=1280)x1024", 3, 0},
+    {"CSR->CSC f32 4096x4096 1%", 4, 0.01},     {"CSR->CSC f32 4096x4096 10%", 4, 0.10},
+    {"CSR->COO f32 4096x4096 1%", 5, 0.01},     {"CSR->COO f32 4096x4096 10%", 5, 0.10},
 };
 
 /* Dense 4096x4096 f32 with about `density` nonzeros. */
@@ -381,10 +383,13 @@ static void run_multi(const MultiCase *c, LyContext ctx, const Options *o) {
   LyType dense = parse(ctx, "tensor<4096x4096xf32>"), sp = parse(ctx, csr);
   LyType g = parse(ctx, "tensor<8192x1024xf32, grouped<variable_dim: 0, groups: 8>>");
   LyType pad = parse(ctx, "tensor<8x1280x1024xf32>");
+  LyType other = parse(ctx, c->kind == 4 ? "tensor<4096x4096xf32, #sparse_tensor.encoding<{ map = (i, j) -> "
+                                           "(j : dense, i : compressed), posWidth = 32, crdWidth = 32 }>>"
+                                         : "tensor<4096x4096xf32, coo<nnz: ?, index: i32>>"); /* SoA */
   LySparseConverter conv = lySparseConverterCreate(ctx);
   int64_t n = 4096 * 4096, sz[3], sbytes, dbytes;
   float *d = buffer((size_t)n * 4), *back = buffer((size_t)n * 4);
-  void *bufs[3] = {NULL, NULL, NULL};
+  void *bufs[3] = {NULL, NULL, NULL}, *obufs[4] = {NULL, NULL, NULL, NULL};
   int32_t offs[8] = {1000, 2280, 3000, 4280, 5000, 6000, 7000, 8192}; /* group sizes 720..1280 */
   unsigned char *pd = buffer((size_t)8 * 1280 * 1024 * 4), *gv = buffer((size_t)8192 * 1024 * 4);
   sparse_input(d, n, c->density);
@@ -394,9 +399,15 @@ static void run_multi(const MultiCase *c, LyContext ctx, const Options *o) {
   for (int b = 0; b < 3; b++)
     bufs[b] = buffer((size_t)sz[b] + 1);
   lySparseFromDense(conv, sp, d, sz, bufs);
-  int64_t spbytes = sz[0] + sz[1] + sz[2];
-  sbytes = c->kind == 0 ? n * 4 : c->kind == 1 ? spbytes : c->kind == 2 ? 32 + 8192 * 1024 * 4 : 32 + 8 * 1280 * 1024 * 4;
-  dbytes = c->kind == 0 ? spbytes : c->kind == 1 ? n * 4 : c->kind == 2 ? 8 * 1280 * 1024 * 4 : 8192 * 1024 * 4;
+  int64_t spbytes = sz[0] + sz[1] + sz[2], osz[4] = {0, 0, 0, 0}, obytes = 0;
+  if (c->kind >= 4) { /* the sparse destination's buffers, sized by its nnz pass */
+    if (lySparseConvert(conv, sp, (const void *const *)bufs, sz, other, osz, NULL) != LY_OK)
+      die("sparse to sparse nnz pass");
+    for (int b = 0; b < lyTypeGetNumBuffers(other); b++)
+      obufs[b] = buffer((size_t)osz[b] + 1), obytes += osz[b];
+  }
+  sbytes = c->kind == 0 ? n * 4 : c->kind == 1 || c->kind >= 4 ? spbytes : c->kind == 2 ? 32 + 8192 * 1024 * 4 : 32 + 8 * 1280 * 1024 * 4;
+  dbytes = c->kind == 0 ? spbytes : c->kind == 1 ? n * 4 : c->kind == 2 ? 8 * 1280 * 1024 * 4 : c->kind == 3 ? 8192 * 1024 * 4 : obytes;
   int64_t big = sbytes > dbytes ? sbytes : dbytes;
   unsigned char *from = buffer((size_t)big), *to = buffer((size_t)big);
   memset(from, 1, (size_t)big);
@@ -407,16 +418,23 @@ static void run_multi(const MultiCase *c, LyContext ctx, const Options *o) {
     case 0: TIME(&tl, (lySparseFromDense(conv, sp, d, sz, NULL), lySparseFromDense(conv, sp, d, sz, bufs))); break;
     case 1: TIME(&tl, lySparseToDense(conv, sp, (const void *const *)bufs, sz, back)); break;
     case 2: TIME(&tl, lyGroupedToPadded(ctx, g, pad, offs, gv, pd)); break;
+    case 4:
+    case 5:
+      TIME(&tl, (lySparseConvert(conv, sp, (const void *const *)bufs, sz, other, osz, NULL),
+                 lySparseConvert(conv, sp, (const void *const *)bufs, sz, other, osz, obufs)));
+      break;
     default: TIME(&tl, lyGroupedFromPadded(ctx, g, pad, offs, pd, gv)); break;
     }
   }
-  int ok = c->kind != 1 || !memcmp(back, d, (size_t)n * 4);
+  if (c->kind >= 4) /* and back to dense */
+    lySparseToDense(conv, other, (const void *const *)obufs, osz, back);
+  int ok = (c->kind != 1 && c->kind < 4) || !memcmp(back, d, (size_t)n * 4);
   double gn = 2.0 * big / tn / 1e9, gl = (double)(sbytes + dbytes) / tl / 1e9;
   printf("%-38s %7.2f %7.2f %8.2fx  %s\n", c->name, gn, gl, gl / gn, ok ? "" : "DIFFERENT");
   lySparseConverterDestroy(conv);
   (void)dense;
-  for (int b = 0; b < 3; b++)
-    free(bufs[b]);
+  for (int b = 0; b < 4; b++)
+    free(b < 3 ? bufs[b] : NULL), free(obufs[b]);
   free(d), free(back), free(pd), free(gv), free(from), free(to);
 }
 

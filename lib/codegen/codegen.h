@@ -383,6 +383,17 @@ LyStatus lyc_sparse_to_dense(LyDiagEngine *d, const LycSparse *f, const int64_t 
 LyStatus lyc_sparse_convert(LyDiagEngine *d, const LycSparse *src, const int64_t *scounts,
                             const void *const *sbufs, const LycSparse *dst, int64_t *dcounts, void *const *dbufs);
 
+/* Sparse to sparse between the element formats of a matrix (sparse_matrix.c):
+ * CSR, CSC, COO (AoS, SoA), DCSR and DCSC, ordered, of the same dims and
+ * value type, in O(entries + dims); lyc_sparse_convert's arguments and
+ * results. 1: converted (dbufs NULL: dcounts set only); 0: nothing done, no
+ * diagnostic, the interpreter's to do (another pair, dims far beyond the
+ * entries, or buffers the interpreter rejects: it says where); -1: out of
+ * memory, diagnosed. */
+bool lyc_sparse_matrix_supports(const LycSparse *src, const LycSparse *dst);
+int lyc_sparse_matrix_convert(LyDiagEngine *d, const LycSparse *src, const int64_t *scounts,
+                              const void *const *sbufs, const LycSparse *dst, int64_t *dcounts, void *const *dbufs);
+
 /* JIT-compiled dense <-> sparse kernels (sparse_jit.c) for formats made of
  * dense levels, then one compressed level, then dense levels (CSR, CSC, BSR)
  * or a COO region to the end (compressed(nonunique) + singletons), ordered,

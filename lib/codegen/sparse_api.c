@@ -124,51 +124,33 @@ static bool is_csc(const Job *j) {
 
 /* CSC of the row-major dense tensor, as SciPy's tocsc: the compiled CSR
  * kernels read the tensor in rows (the CSC ones read it down its columns,
- * lines 16 KB apart for 4096 f32 columns: 0.25 GB/s), then a counting
- * transpose of the CSR buffers: O(entries + dims). counts as
- * lyc_sparse_jit_from_dense: the nnz pass sets them, the fill is bounded by
- * them and sets them again. */
+ * lines 16 KB apart for 4096 f32 columns: 0.25 GB/s), then the counting
+ * transpose of sparse_matrix.c. counts as lyc_sparse_jit_from_dense: the
+ * nnz pass sets them, the fill is bounded by them and sets them again. */
 static LyStatus csc_from_dense(SparseConverter *s, Job *j, const void *dense, void *const *bufs) {
   LycSparse g = j->f; /* the CSR of the same tensor */
   g.lvl_dim[0] = 0, g.lvl_dim[1] = 1;
-  int64_t rows = j->f.dims[0], cols = j->f.dims[1], gc[LYC_SPARSE_MAX_BUFS] = {0};
+  int64_t rows = j->f.dims[0], gc[LYC_SPARSE_MAX_BUFS] = {0};
   int pb = j->info[0].bits, cb = j->info[1].bits, vb = j->info[2].bits / 8;
   if (!bufs) { /* the CSR's nnz pass checks the same position width */
     LyStatus st = lyc_sparse_jit_from_dense(s->jit, &g, dense, gc, NULL);
     if (st == LY_OK)
-      j->counts[0] = cols + 1, j->counts[1] = j->counts[2] = gc[2];
+      j->counts[0] = j->f.dims[1] + 1, j->counts[1] = j->counts[2] = gc[2];
     return st;
   }
   int64_t room = j->counts[2] < j->counts[1] ? j->counts[2] : j->counts[1];
   gc[0] = rows + 1, gc[1] = gc[2] = room;
   void *tmp[3] = {ly_malloc((size_t)(rows + 1) * (size_t)(pb / 8)), ly_malloc((size_t)(room ? room : 1) * (size_t)(cb / 8)),
                   ly_malloc((size_t)(room ? room : 1) * (size_t)vb)};
-  int64_t *cur = ly_malloc((size_t)(cols + 1) * sizeof *cur);
-  LyStatus st = tmp[0] && tmp[1] && tmp[2] && cur ? LY_OK : fail(s->ctx, LY_ERROR_NOMEM, "out of memory");
+  LyStatus st = tmp[0] && tmp[1] && tmp[2] ? LY_OK : fail(s->ctx, LY_ERROR_NOMEM, "out of memory");
   if (st == LY_OK)
     st = lyc_sparse_jit_from_dense(s->jit, &g, dense, gc, tmp);
   if (st == LY_OK) {
-    int64_t n = gc[2];
-    const uint8_t *rpos = tmp[0], *rcrd = tmp[1], *rval = tmp[2];
-    uint8_t *pos = bufs[0], *crd = bufs[1], *val = bufs[2];
-    memset(cur, 0, (size_t)(cols + 1) * sizeof *cur);
-    for (int64_t k = 0; k < n; k++) /* entries per column, then where each column starts */
-      cur[lyc_load_uint(rcrd, cb, k) + 1]++;
-    for (int64_t c = 0; c < cols; c++)
-      cur[c + 1] += cur[c];
-    for (int64_t c = 0; c <= cols; c++)
-      lyc_store_uint(pos, pb, c, (uint64_t)cur[c]);
-    for (int64_t r = 0; r < rows; r++) /* rows in order: each column's rows come out sorted */
-      for (int64_t k = (int64_t)lyc_load_uint(rpos, pb, r); k < (int64_t)lyc_load_uint(rpos, pb, r + 1); k++) {
-        int64_t at = cur[lyc_load_uint(rcrd, cb, k)]++;
-        lyc_store_uint(crd, cb, at, (uint64_t)r);
-        memcpy(val + at * vb, rval + k * vb, (size_t)vb);
-      }
-    j->counts[0] = cols + 1, j->counts[1] = j->counts[2] = n;
+    int r = lyc_sparse_matrix_convert(&s->ctx->diag, &g, gc, (const void *const *)tmp, &j->f, j->counts, bufs);
+    st = r > 0 ? LY_OK : r < 0 ? LY_ERROR_NOMEM : fail(s->ctx, LY_ERROR_INVALID, "the CSR kernels' buffers did not convert to CSC");
   }
   for (int b = 0; b < 3; b++)
     ly_free(tmp[b]);
-  ly_free(cur);
   return st;
 }
 
@@ -232,8 +214,8 @@ LyStatus lySparseToDense(LySparseConverter c, LyType enc, const void *const *buf
                : lyc_sparse_to_dense(&s->ctx->diag, &j.f, j.counts, buffers, dense);
 }
 
-/* Through the interpreter's list of stored points: the work is a sort of the
- * nnz points, and no compiled kernel would change its order. */
+/* The matrix formats directly (sparse_matrix.c), every other pair through
+ * the interpreter's list of stored points, sorted. */
 LyStatus lySparseConvert(LySparseConverter c, LyType src, const void *const *src_buffers, const int64_t *src_sizes,
                          LyType dst, int64_t *dst_sizes, void *const *dst_buffers) {
   SparseConverter *s = c.ptr;
@@ -243,9 +225,13 @@ LyStatus lySparseConvert(LySparseConverter c, LyType src, const void *const *src
     st = format_of(s->ctx, lyd_type(dst), &b.f, b.info, &b.n);
   if (st == LY_OK)
     st = counts_of(s, &a, src_sizes);
-  if (st == LY_OK) /* the fill writes where the nnz pass counted: run it first */
+  int direct = st == LY_OK ? lyc_sparse_matrix_convert(&s->ctx->diag, &a.f, a.counts, src_buffers, &b.f, b.counts,
+                                                       dst_buffers) : 0;
+  if (direct)
+    st = direct > 0 ? LY_OK : LY_ERROR_NOMEM;
+  else if (st == LY_OK) /* the fill writes where the nnz pass counted: run it first */
     st = lyc_sparse_convert(&s->ctx->diag, &a.f, a.counts, src_buffers, &b.f, b.counts, NULL);
-  if (st == LY_OK && dst_buffers)
+  if (st == LY_OK && dst_buffers && !direct)
     st = lyc_sparse_convert(&s->ctx->diag, &a.f, a.counts, src_buffers, &b.f, NULL, dst_buffers);
   for (int k = 0; st == LY_OK && k < b.n; k++)
     dst_sizes[k] = b.counts[k] * (b.info[k].bits / 8);

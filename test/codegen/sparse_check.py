@@ -78,9 +78,9 @@ class Driver:
             return " ".join(head[1:])
         return self.p.stdout.read(spec.dense_bytes())
 
-    def convert(self, src, dst, bufs):
+    def convert(self, src, dst, bufs, op="convert"):
         counts = [len(b) * 8 // w for b, w in zip(bufs, src.widths())]
-        line = "convert %s %s %d %s" % (src.text, dst.text, len(bufs), " ".join(map(str, counts)))
+        line = "%s %s %s %d %s" % (op, src.text, dst.text, len(bufs), " ".join(map(str, counts)))
         head = self._ask(line, b"".join(bufs))
         return self._buffers(head, dst.widths()) if head[0] == "ok" else " ".join(head[1:])
 
@@ -118,6 +118,10 @@ def dcsr(dt, p, c, shape):
     return Spec(dt, p, c, shape, ["i0:compressed", "i1:compressed"], ["pos", "crd", "pos", "crd", "val"])
 
 
+def dcsc(dt, p, c, shape):
+    return Spec(dt, p, c, shape, ["i1:compressed", "i0:compressed"], ["pos", "crd", "pos", "crd", "val"])
+
+
 def bsr(dt, p, c, shape, r, s):
     levels = ["i0/%d:dense" % r, "i1/%d:compressed" % s, "i0%%%d:dense" % r, "i1%%%d:dense" % s]
     return Spec(dt, p, c, shape, levels, ["pos", "crd", "val"])
@@ -139,8 +143,8 @@ def oracle(kind, spec, dense, blk=None):
     if kind in ("csr", "csc"):
         m = (sp.csr_matrix if kind == "csr" else sp.csc_matrix)(dense)
         return [u(m.indptr, p), u(m.indices, c), wire(spec.dtype, m.data)], stored(dense)
-    if kind == "dcsr":  # SciPy's CSR without its empty rows
-        m = sp.csr_matrix(dense)
+    if kind in ("dcsr", "dcsc"):  # SciPy's CSR (CSC) without its empty rows (columns)
+        m = (sp.csr_matrix if kind == "dcsr" else sp.csc_matrix)(dense)
         rows = np.nonzero(np.diff(m.indptr))[0]
         pos1 = np.concatenate([[0], np.cumsum(np.diff(m.indptr)[rows])])
         return [u([0, len(rows)], p), u(rows, c), u(pos1, p), u(m.indices, c), wire(spec.dtype, m.data)], stored(dense)
@@ -243,9 +247,8 @@ def random_case(drv, rng, i, stats):
         convert_case(drv, spec, dense, want, rng, what)
 
 
-def corrupt(drv, rng, spec, bufs, what, stats):
-    """Random bytes of valid buffers overwritten (or a buffer cut short): the
-    interpreter and the JIT must agree on the dense result or the error."""
+def damaged(rng, spec, bufs):
+    """Valid buffers with random bytes of one overwritten, or one cut an entry short; and which."""
     bufs = [bytearray(b) for b in bufs]
     b = int(rng.integers(0, len(bufs)))
     if len(bufs[b]) and rng.random() < 0.8:
@@ -254,7 +257,12 @@ def corrupt(drv, rng, spec, bufs, what, stats):
     else:
         w = spec.widths()[b] // 8
         bufs[b] = bufs[b][:max(0, len(bufs[b]) - w)]
-    bufs = [bytes(x) for x in bufs]
+    return [bytes(x) for x in bufs], b
+
+
+def corrupt(drv, rng, spec, bufs, what, stats):
+    """Damaged buffers: the interpreter and the JIT must agree on the dense result or the error."""
+    bufs, b = damaged(rng, spec, bufs)
     got = [drv.to_dense(mode, spec, bufs, spec.widths()) for mode in ("interp", "jit")]
     if got[0] != got[1]:
         fail("%s corrupted buffer %d: interpreter %r, JIT %r" % (what, b, got[0][:80], got[1][:80]))
@@ -293,6 +301,73 @@ def convert_case(drv, spec, dense, bufs, rng, what):
             cspec = csr(dt, p, c, shape)
             same_bytes("%s convert bsr->csr" % what, drv.convert(dspec, cspec, got),
                        [u(b.indptr, p), u(b.indices, c), b.data.tobytes()])
+
+
+MATRIX = {"csr": csr, "csc": csc, "coo": coo, "coo-soa": lambda *a: coo(*a, soa=True), "dcsr": dcsr, "dcsc": dcsc}
+
+
+def matrix_conversions(drv, rng, cases):
+    """The direct conversions between the matrix formats (every pair, the widths of each side
+    drawn apart) against SciPy's buffers of the destination, byte for byte, into buffers
+    filled with garbage; the interpreter must agree. Then corrupted sources: the direct
+    path and the interpreter must give the same buffers or the same located error."""
+    kinds, pairs, rejected = list(MATRIX), set(), 0
+    for i in range(cases):
+        dt = ["f32", "f64", "i32", "i8", "f16", "bf16", "i64", "i16"][i % 8]
+        shape = SHAPES[i % len(SHAPES)] if i < len(SHAPES) else \
+            (int(rng.integers(1, 70)), int(rng.integers(1, 70))) if i % 7 else (int(rng.integers(1, 4)), 3000)
+        dense = random_dense(rng, dt, shape, [0, 0.01, 0.1, 0.5, 1][i % 5])
+        nnz = int(np.count_nonzero(dense))
+        sk, dk = kinds[i % len(kinds)], kinds[(i // len(kinds) + i) % len(kinds)]
+        src, dst = MATRIX[sk](dt, *pick_widths(rng, dense, shape, nnz), shape), \
+            MATRIX[dk](dt, *pick_widths(rng, dense, shape, nnz), shape)
+        bufs, _ = oracle(sk, src, dense)
+        want, _ = oracle(dk, dst, dense)
+        what = "matrix case %d %s -> %s" % (i, src.text, dst.text)
+        if same_bytes(what, drv.convert(src, dst, bufs, "matrix"), want) and i % 4 == 0:
+            same_bytes(what + " (interpreter)", drv.convert(src, dst, bufs), want)
+        pairs.add((sk, dk))
+        if nnz and i % 2 == 0:  # corrupted: the same answer from both
+            bad, b = damaged(rng, src, bufs)
+            got, ref = drv.convert(src, dst, bad, "matrix"), drv.convert(src, dst, bad)
+            if got != ref:
+                fail("%s corrupted buffer %d: direct %r, interpreter %r" % (what, b, str(got)[:80], str(ref)[:80]))
+            rejected += isinstance(ref, str)
+    # positions too narrow for the destination's entries: the interpreter's error
+    dense = np.ones((20, 20), np.float32)
+    src, dst = csr("f32", 16, 8, (20, 20)), coo("f32", 8, 8, (20, 20))
+    bufs, _ = oracle("csr", src, dense)
+    got = drv.convert(src, dst, bufs, "matrix")
+    if got != "400 entries of level 0 do not fit 8-bit positions":
+        fail("matrix: 8-bit positions overflow: %r" % (got,))
+    print("matrix formats: %d pairs, %d cases, %d corrupted sources rejected" % (len(pairs), cases, rejected))
+
+
+def matrix_malformed(drv):
+    """Each check of the direct path's source, broken by hand in a 3x4 matrix: the direct path
+    must decline and give the interpreter's located error, to a destination of the same outer
+    dim and to its transpose. (A buffer cut short is read past its end only by a broken
+    check: the sanitizer runs of this test catch those.)"""
+    good = {"csr": [u([0, 2, 2, 3], 32), u([1, 3, 0], 32), f32(1, 2, 3)],
+            "coo": [u([0, 3], 32), u([0, 1, 0, 3, 2, 0], 32), f32(1, 2, 3)],
+            "coo-soa": [u([0, 3], 32), u([0, 0, 2], 32), u([1, 3, 0], 32), f32(1, 2, 3)],
+            "dcsr": [u([0, 2], 32), u([0, 2], 32), u([0, 2, 3], 32), u([1, 2, 3], 32), f32(1, 2, 3)]}
+    broken = {"csr": [(1, [1, 1, 0]), (1, [1, 4, 0]), (0, [0, 2, 2]), (0, [0, 2, 1, 3]), (0, [0, 2, 2, 4]),
+                      (2, [1, 2])],
+              "coo": [(1, [0, 1, 0, 3, 3, 0]), (1, [2, 1, 0, 3, 2, 0]), (1, [0, 1, 0, 1, 2, 0]),
+                      (1, [0, 1, 0, 4, 2, 0]), (0, [0, 4]), (0, [2, 1]), (0, [0])],
+              "coo-soa": [(2, [1, 3]), (1, [0, 0, 3]), (1, [0, 0]), (2, [3, 1, 0])],
+              "dcsr": [(2, [0, 2]), (1, [0, 0]), (1, [0, 3]), (1, [2, 0]), (2, [0, 3, 2]), (2, [0, 2, 4]),
+                       (3, [1, 3]), (0, [0, 3]), (4, [1, 2])]}
+    for kind, cases in broken.items():
+        src = MATRIX[kind]("f32", 32, 32, (3, 4))
+        for b, entries in cases:
+            bufs = list(good[kind])
+            bufs[b] = f32(*entries) if b == len(bufs) - 1 else u(entries, 32)
+            for dst in (csr("f32", 32, 32, (3, 4)), csc("f32", 32, 32, (3, 4))):
+                got, ref = drv.convert(src, dst, bufs, "matrix"), drv.convert(src, dst, bufs)
+                if got != ref or not isinstance(ref, str):
+                    fail("matrix malformed %s buffer %d %s: direct %r, interpreter %r" % (kind, b, entries, got, ref))
 
 
 NM = [(2, 4), (1, 4), (1, 2), (3, 8), (4, 4), (2, 8), (1, 1), (5, 16)]
@@ -540,6 +615,8 @@ def main():
     hand_vectors(drv)
     wide_rows(drv, rng, stats, bool(os.environ.get("LAYOUTC_TEST_QUICK")))
     far_coordinates(drv, rng)
+    matrix_conversions(drv, rng, max(cases // 2, 40))
+    matrix_malformed(drv)
     value_codes(drv, rng)
     nonordered(drv)
     malformed(drv)

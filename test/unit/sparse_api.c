@@ -4,7 +4,10 @@
  * between the two calls: fewer stored entries fill fewer (sizes set again, the reference of the
  * new tensor), more are refused with a diagnostic and not a byte written past the buffers;
  * another tensor, or a fill with no nnz pass of its own before it (one fill per nnz pass),
- * counts on its own. Prints `sparse_api: N checks, K failures`. */
+ * counts on its own. lySparseConvert between every two of these formats of one value type
+ * (the matrix formats' direct path) against the destination's reference, into guarded buffers;
+ * a source with a column beyond the matrix gets the located error. Prints
+ * `sparse_api: N checks, K failures`. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -167,6 +170,38 @@ static void test_format(LyContext ctx, const Format *f) {
   free(dense), free(other);
 }
 
+/* f's buffers of a random tensor converted to g's, the nnz pass then the fill. */
+static void test_convert(LyContext ctx, const Format *f, const Format *g) {
+  LyType tf = test_parse(ctx, f->type), tg = test_parse(ctx, g->type);
+  LySparseConverter conv = lySparseConverterCreate(ctx);
+  int64_t n = (int64_t)ROWS * COLS * f->vbytes, max = 4 * (ROWS * COLS + COLS + 1), fs[4], gs[4], want_sizes[4];
+  unsigned char *dense = malloc((size_t)n), *src[4], *got[4], *want[4];
+  for (int i = 0; i < 4; i++)
+    src[i] = malloc((size_t)max), got[i] = malloc((size_t)max + GUARD), want[i] = malloc((size_t)max);
+  random_dense(f, dense, 5);
+  reference(f, dense, src, fs);
+  reference(g, dense, want, want_sizes);
+  CHECK(lySparseConvert(conv, tf, (const void *const *)src, fs, tg, gs, NULL) == LY_OK);
+  CHECK(!memcmp(gs, want_sizes, (size_t)nbufs(g) * sizeof *gs));
+  for (int i = 0; i < 4; i++)
+    memset(got[i], 0xa5, (size_t)max + GUARD);
+  CHECK(lySparseConvert(conv, tf, (const void *const *)src, fs, tg, gs, (void *const *)got) == LY_OK);
+  gs[3] = g->coo ? gs[3] : 0;
+  CHECK(!memcmp(gs, want_sizes, (size_t)nbufs(g) * sizeof *gs) && same_buffers(got, want, gs) &&
+        guards_intact(got, gs));
+  if (!f->coo && fs[1] >= 4) { /* inner coordinate of the first entry beyond the matrix */
+    int32_t beyond = f->csc ? ROWS : COLS;
+    memcpy(src[1], &beyond, 4);
+    test_last_diag[0] = 0;
+    CHECK(lySparseConvert(conv, tf, (const void *const *)src, fs, tg, gs, NULL) == LY_ERROR_INVALID);
+    CHECK(strstr(test_last_diag, "entry 0 is") && strstr(test_last_diag, "beyond the level size"));
+  }
+  lySparseConverterDestroy(conv);
+  for (int i = 0; i < 4; i++)
+    free(src[i]), free(got[i]), free(want[i]);
+  free(dense);
+}
+
 int main(void) {
   LyContext ctx = lyContextCreate();
   lyContextSetDiagnosticHandler(ctx, test_record, NULL);
@@ -179,8 +214,13 @@ int main(void) {
       {"tensor<37x256xi16, #sparse_tensor.encoding<{ map = (i, j) -> (j : dense, i : compressed), posWidth = 32, "
        "crdWidth = 32 }>>", false, 2, true},
   };
-  for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
+  size_t nf = sizeof formats / sizeof *formats;
+  for (size_t i = 0; i < nf; i++)
     test_format(ctx, &formats[i]);
+  for (size_t i = 0; i < nf; i++)
+    for (size_t j = 0; j < nf; j++)
+      if (formats[i].vbytes == formats[j].vbytes)
+        test_convert(ctx, &formats[i], &formats[j]);
   lyContextDestroy(ctx);
   return TEST_DONE("sparse_api");
 }
