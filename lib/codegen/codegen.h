@@ -378,8 +378,9 @@ LyStatus lyc_sparse_sizes(LyDiagEngine *d, const LycSparse *f, const void *dense
  * row-major dense buffer (zeroed first). */
 LyStatus lyc_sparse_to_dense(LyDiagEngine *d, const LycSparse *f, const int64_t *counts, const void *const *bufs,
                              void *dense);
-/* Sparse to sparse through a coordinate list (same dims and value type);
- * dbufs NULL: the nnz pass, setting dcounts only. */
+/* Sparse to sparse through a coordinate list (same dims and value type):
+ * sets dcounts when given (dbufs NULL: the nnz pass), fills dbufs when
+ * given, both from one decoded and sorted list. */
 LyStatus lyc_sparse_convert(LyDiagEngine *d, const LycSparse *src, const int64_t *scounts,
                             const void *const *sbufs, const LycSparse *dst, int64_t *dcounts, void *const *dbufs);
 

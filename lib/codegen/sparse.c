@@ -595,7 +595,10 @@ static LyStatus decode(LyDiagEngine *d, const LycSparse *f, const int64_t *count
   memcpy(x.pos_buf, e.pos_buf, sizeof x.pos_buf), memcpy(x.crd_buf, e.crd_buf, sizeof x.crd_buf);
   memcpy(x.bits, e.bits, sizeof x.bits);
   memcpy(x.crd_stride, e.crd_stride, sizeof x.crd_stride), memcpy(x.crd_field, e.crd_field, sizeof x.crd_field);
-  if (dense_count(f) > 0)
+  int64_t most = dense_count(f); /* each point has its own value entry */
+  if (most > 0 && !points_reserve(d, out, counts[e.val_buf] < most ? counts[e.val_buf] : most))
+    return LY_ERROR_NOMEM;
+  if (most > 0)
     dwalk(&x, 0, 0);
   return x.failed ? LY_ERROR_INVALID : LY_OK;
 }
@@ -681,42 +684,74 @@ static bool radix_order(const Points *p, int64_t *order) {
   return ok;
 }
 
-/* The points of src re-expressed in dst's level coordinates and sorted:
- * left as they are when already in order (CSR to COO or BSR with blocks of
- * one row), by radix_order where the coordinates allow, else by qsort. */
-static LyStatus relevel(LyDiagEngine *d, const LycSparse *src, const Points *sp, const LycSparse *dst, Points *dp) {
+/* Whether point a of p precedes point b (false when equal). */
+static bool before(const Points *p, int64_t a, int64_t b) {
+  const int64_t *x = p->crd + a * p->L, *y = p->crd + b * p->L;
+  for (int l = 0; l < p->L; l++)
+    if (x[l] != y[l])
+      return x[l] < y[l];
+  return false;
+}
+
+static bool same_levels(const LycSparse *a, const LycSparse *b) {
+  if (a->lvl_rank != b->lvl_rank)
+    return false;
+  for (int l = 0; l < a->lvl_rank; l++)
+    if (a->lvl_dim[l] != b->lvl_dim[l] || a->lvl_div[l] != b->lvl_div[l] || a->lvl_mod[l] != b->lvl_mod[l])
+      return false;
+  return true;
+}
+
+/* The points of src (taken from *sp) re-expressed in dst's level
+ * coordinates and sorted: kept as they are when the levels map the dims
+ * alike, left in place when already in order (CSR to COO or BSR with blocks
+ * of one row), by radix_order where the coordinates allow, else by qsort. */
+static LyStatus relevel(LyDiagEngine *d, const LycSparse *src, Points *sp, const LycSparse *dst, Points *dp) {
   Points tmp = {.L = dst->lvl_rank};
-  int64_t *order = ly_malloc((size_t)(sp->n ? sp->n : 1) * sizeof *order);
   *dp = (Points){.L = dst->lvl_rank};
-  bool ok = order != NULL;
-  ok = ok && points_reserve(d, &tmp, sp->n) && points_reserve(d, dp, sp->n);
-  for (int64_t i = 0; ok && i < sp->n; i++) {
-    int64_t dim[LY_MAX_RANK], c[LY_MAX_RANK];
-    for (int r = 0; r < src->rank; r++)
-      dim[r] = 0;
-    for (int l = 0; l < src->lvl_rank; l++)
-      dim[src->lvl_dim[l]] += sp->crd[i * sp->L + l] * src->lvl_div[l];
-    for (int l = 0; l < dst->lvl_rank; l++) { /* most levels neither divide nor wrap */
-      c[l] = dst->lvl_div[l] == 1 ? dim[dst->lvl_dim[l]] : dim[dst->lvl_dim[l]] / dst->lvl_div[l];
-      if (dst->lvl_mod[l])
-        c[l] %= dst->lvl_mod[l];
+  if (same_levels(src, dst)) {
+    tmp = *sp, *sp = (Points){.L = src->lvl_rank};
+  } else {
+    if (!points_reserve(d, &tmp, sp->n))
+      return points_free(&tmp), LY_ERROR_NOMEM;
+    for (int64_t i = 0; i < sp->n; i++) {
+      int64_t dim[LY_MAX_RANK], *c = tmp.crd + i * tmp.L;
+      for (int r = 0; r < src->rank; r++)
+        dim[r] = 0;
+      for (int l = 0; l < src->lvl_rank; l++)
+        dim[src->lvl_dim[l]] += sp->crd[i * sp->L + l] * src->lvl_div[l];
+      for (int l = 0; l < dst->lvl_rank; l++) { /* most levels neither divide nor wrap */
+        c[l] = dst->lvl_div[l] == 1 ? dim[dst->lvl_dim[l]] : dim[dst->lvl_dim[l]] / dst->lvl_div[l];
+        if (dst->lvl_mod[l])
+          c[l] %= dst->lvl_mod[l];
+      }
+      tmp.val[i] = sp->val[i];
     }
-    ok = points_push(d, &tmp, c, sp->val[i]);
-    order[i] = i;
+    tmp.n = sp->n;
   }
-  bool sorted = true;
-  for (int64_t i = 1; ok && sorted && i < sp->n; i++)
-    sorted = cmp_points(&order[i - 1], &order[i], &tmp) <= 0;
-  if (ok && !sorted && !radix_order(&tmp, order)) {
-    for (int64_t i = 0; i < sp->n; i++) /* radix_order may have stopped half way */
-      order[i] = i;
-    qsort_r(order, (size_t)sp->n, sizeof *order, cmp_points, &tmp);
+  int64_t i = 1;
+  while (i < tmp.n && before(&tmp, i - 1, i))
+    i++;
+  if (i >= tmp.n) { /* in order, each point once */
+    *dp = tmp;
+    return LY_OK;
   }
-  for (int64_t i = 0; ok && i < sp->n; i++) {
-    if (i > 0 && cmp_points(&order[i - 1], &order[i], &tmp) == 0)
-      return dup_error(d, dst, tmp.crd + order[i] * tmp.L), points_free(&tmp), ly_free(order), LY_ERROR_INVALID;
-    ok = points_push(d, dp, tmp.crd + order[i] * tmp.L, tmp.val[order[i]]);
+  int64_t *order = ly_malloc((size_t)tmp.n * sizeof *order);
+  bool ok = order && points_reserve(d, dp, tmp.n);
+  for (int64_t k = 0; ok && k < tmp.n; k++)
+    order[k] = k;
+  if (ok && !radix_order(&tmp, order)) {
+    for (int64_t k = 0; k < tmp.n; k++) /* radix_order may have stopped half way */
+      order[k] = k;
+    qsort_r(order, (size_t)tmp.n, sizeof *order, cmp_points, &tmp);
   }
+  for (int64_t k = 0; ok && k < tmp.n; k++) {
+    if (k > 0 && !before(&tmp, order[k - 1], order[k]))
+      return dup_error(d, dst, tmp.crd + order[k] * tmp.L), points_free(&tmp), ly_free(order), LY_ERROR_INVALID;
+    memcpy(dp->crd + k * tmp.L, tmp.crd + order[k] * tmp.L, (size_t)tmp.L * sizeof *tmp.crd);
+    dp->val[k] = tmp.val[order[k]];
+  }
+  dp->n = ok ? tmp.n : 0;
   if (!order)
     err(d, "out of memory");
   points_free(&tmp);
@@ -737,8 +772,10 @@ LyStatus lyc_sparse_convert(LyDiagEngine *d, const LycSparse *src, const int64_t
     sp = (Points){0};
   if (!s)
     s = relevel(d, src, &sp, dst, &dp);
-  if (!s)
-    s = encode(d, dst, &dp, dbufs ? NULL : dcounts, dbufs);
+  if (!s && dcounts) /* the counts first: they check the positions' width */
+    s = encode(d, dst, &dp, dcounts, NULL);
+  if (!s && dbufs)
+    s = encode(d, dst, &dp, NULL, dbufs);
   points_free(&sp);
   points_free(&dp);
   return s;

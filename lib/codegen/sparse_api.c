@@ -229,10 +229,8 @@ LyStatus lySparseConvert(LySparseConverter c, LyType src, const void *const *src
                                                        dst_buffers) : 0;
   if (direct)
     st = direct > 0 ? LY_OK : LY_ERROR_NOMEM;
-  else if (st == LY_OK) /* the fill writes where the nnz pass counted: run it first */
-    st = lyc_sparse_convert(&s->ctx->diag, &a.f, a.counts, src_buffers, &b.f, b.counts, NULL);
-  if (st == LY_OK && dst_buffers && !direct)
-    st = lyc_sparse_convert(&s->ctx->diag, &a.f, a.counts, src_buffers, &b.f, NULL, dst_buffers);
+  else if (st == LY_OK) /* the counts, then the fill from the same points */
+    st = lyc_sparse_convert(&s->ctx->diag, &a.f, a.counts, src_buffers, &b.f, b.counts, dst_buffers);
   for (int k = 0; st == LY_OK && k < b.n; k++)
     dst_sizes[k] = b.counts[k] * (b.info[k].bits / 8);
   return st;
