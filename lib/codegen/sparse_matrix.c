@@ -3,7 +3,9 @@
  * O(entries + dims), as SciPy's tocsr/tocsc/tocoo: the source's entries are
  * rows of its outer dim, checked as the interpreter checks them; a
  * destination with the same outer dim takes them in order (the values in one
- * copy), the other one through a counting transpose. The interpreter
+ * copy), the other one through a counting transpose. Block formats (BSR,
+ * BSC) go through a CSR of their outer dim, as SciPy's tobsr/tocsr: their
+ * blocks expanded into it, or its rows gathered into blocks. The interpreter
  * (sparse.c) does every other pair, and reports where malformed buffers are
  * wrong: this file only says that they are. */
 #include "codegen/codegen.h"
@@ -55,10 +57,35 @@ static bool mat_of(const LycSparse *f, Mat *m) {
   return true;
 }
 
+/* A block format: level 0 the outer dim in blocks (dense), level 1 the
+ * inner one in blocks (compressed, ordered, unique), levels 2 and 3 the
+ * places in a block (dense, either order). */
+typedef struct {
+  int outer;
+  int64_t br, bc;  /* block rows (of the outer dim) and columns */
+  bool row_major;  /* level 2 is the outer dim */
+  int pbits, cbits, vbytes;
+} Blocks;
+
+static bool blocks_of(const LycSparse *f, Blocks *b) {
+  if (f->rank != 2 || f->lvl_rank != 4 || f->kind[0] != LYC_LVL_DENSE || f->kind[1] != LYC_LVL_COMPRESSED ||
+      f->kind[2] != LYC_LVL_DENSE || f->kind[3] != LYC_LVL_DENSE || f->nonunique[1] || f->nonordered[1] ||
+      f->lvl_dim[0] == f->lvl_dim[1] || f->lvl_dim[2] == f->lvl_dim[3] || f->lvl_mod[0] || f->lvl_mod[1] ||
+      f->lvl_div[2] != 1 || f->lvl_div[3] != 1)
+    return false;
+  b->outer = f->lvl_dim[0];
+  b->br = f->lvl_div[0], b->bc = f->lvl_div[1];
+  b->row_major = f->lvl_dim[2] == b->outer;
+  b->pbits = f->pos_bits ? f->pos_bits : 64, b->cbits = f->crd_bits ? f->crd_bits : 64;
+  b->vbytes = lyElemGetBits(f->value) / 8;
+  return true; /* lyc_sparse_check: the mods are the block sizes, which divide the dims */
+}
+
 bool lyc_sparse_matrix_supports(const LycSparse *src, const LycSparse *dst) {
-  Mat a, b;
-  return mat_of(src, &a) && mat_of(dst, &b) && src->value == dst->value && src->dims[0] == dst->dims[0] &&
-         src->dims[1] == dst->dims[1];
+  Mat a;
+  Blocks b;
+  return (mat_of(src, &a) || blocks_of(src, &b)) && (mat_of(dst, &a) || blocks_of(dst, &b)) &&
+         src->value == dst->value && src->dims[0] == dst->dims[0] && src->dims[1] == dst->dims[1];
 }
 
 /* ===== The source as rows ======================================================= */
@@ -255,16 +282,32 @@ static int fail(LyDiagEngine *d, const char *what) {
   return -1;
 }
 
-int lyc_sparse_matrix_convert(LyDiagEngine *d, const LycSparse *src, const int64_t *scounts,
-                              const void *const *sbufs, const LycSparse *dst, int64_t *dcounts, void *const *dbufs) {
+/* Between two element formats: lyc_sparse_matrix_convert's results. */
+/* Whether rows of n would be a dim far larger than the entries of m's
+ * source (a hypersparse COO or DCSR): the interpreter's sort, not arrays of
+ * the dims. */
+static bool too_sparse(const Mat *m, int64_t n, const int64_t *scounts) {
+  return m->kind != MAT_ROWS && n > 2 * scounts[m->crd1] + 65536;
+}
+
+/* The source's rows (start, n_outer + 1 entries), checked; when cnt is
+ * given, the entries of each inner coordinate counted in cnt[c + 1]. false
+ * when the buffers are not what the interpreter accepts. */
+static bool source_rows(const Mat *s, const int64_t *scounts, const uint8_t *const *sb, int64_t *start, int64_t *cnt) {
+  if (!s->n_outer || !s->n_inner) { /* no element: the interpreter reads no buffer either */
+    memset(start, 0, (size_t)(s->n_outer + 1) * sizeof *start);
+    return true;
+  }
+  if (!rows_of(s, scounts, sb, start) || !check_inner(s, sb[s->crd1], start, cnt))
+    return false;
+  return start[s->n_outer] == start[0] || start[s->n_outer] <= scounts[s->val];
+}
+
+static int convert_elements(LyDiagEngine *d, const LycSparse *src, const int64_t *scounts, const void *const *sbufs,
+                            const LycSparse *dst, int64_t *dcounts, void *const *dbufs) {
   Mat s, t;
-  if (!lyc_sparse_matrix_supports(src, dst))
-    return 0;
-  mat_of(src, &s), mat_of(dst, &t);
-  /* Rows of a dim far larger than the entries (hypersparse COO or DCSR):
-   * the interpreter's sort, not arrays of the dims. */
-  int64_t most = 2 * scounts[s.crd1] + 65536;
-  if ((s.kind != MAT_ROWS && s.n_outer > most) || (t.kind != MAT_ROWS && t.n_outer > most))
+  if (!mat_of(src, &s) || !mat_of(dst, &t) || too_sparse(&s, s.n_outer, scounts) ||
+      too_sparse(&t, t.n_outer, scounts))
     return 0;
   const uint8_t *const *sb = (const uint8_t *const *)sbufs;
   bool same = s.outer == t.outer;
@@ -274,13 +317,9 @@ int lyc_sparse_matrix_convert(LyDiagEngine *d, const LycSparse *src, const int64
     return ly_free(start), ly_free(dstart), fail(d, "out of memory");
   memset(dstart, 0, (size_t)(t.n_outer + 1) * sizeof *dstart);
   int result = 0;
-  if (!s.n_outer || !s.n_inner) /* no element: the interpreter reads no buffer either */
-    memset(start, 0, (size_t)(s.n_outer + 1) * sizeof *start);
-  else if (!rows_of(&s, scounts, sb, start) || !check_inner(&s, sb[s.crd1], start, same ? NULL : dstart))
+  if (!source_rows(&s, scounts, sb, start, same ? NULL : dstart))
     goto done;
   int64_t entries = start[s.n_outer] - start[0], lines = 0;
-  if (entries && start[s.n_outer] > scounts[s.val])
-    goto done;
   if (same)
     for (int64_t r = 0; r <= s.n_outer; r++)
       dstart[r] = start[r] - start[0];
@@ -306,4 +345,230 @@ done:
   ly_free(start);
   ly_free(dstart);
   return result;
+}
+
+/* ===== Block formats ================================================================ */
+
+/* A CSR of outer dim `outer` (64-bit positions and coordinates) and its
+ * buffers, the go-between of a block format and the others. */
+typedef struct {
+  LycSparse f;
+  int64_t counts[3];
+  void *bufs[3];
+} Csr;
+
+static void csr_init(Csr *c, const LycSparse *like, int outer) {
+  memset(c, 0, sizeof *c);
+  c->f.rank = 2, c->f.lvl_rank = 2;
+  memcpy(c->f.dims, like->dims, sizeof c->f.dims);
+  c->f.lvl_dim[0] = outer, c->f.lvl_dim[1] = 1 - outer;
+  c->f.lvl_div[0] = c->f.lvl_div[1] = 1;
+  c->f.kind[0] = LYC_LVL_DENSE, c->f.kind[1] = LYC_LVL_COMPRESSED;
+  c->f.pos_bits = c->f.crd_bits = 64;
+  c->f.value = like->value;
+}
+
+static void csr_free(Csr *c) {
+  for (int b = 0; b < 3; b++)
+    ly_free(c->bufs[b]);
+}
+
+/* Buffers for c->counts; -1 after a diagnostic. */
+static int csr_alloc(LyDiagEngine *d, Csr *c) {
+  int64_t unit[3] = {8, 8, lyElemGetBits(c->f.value) / 8};
+  for (int b = 0; b < 3; b++)
+    if (!(c->bufs[b] = ly_malloc((size_t)(c->counts[b] ? c->counts[b] : 1) * (size_t)unit[b])))
+      return fail(d, "out of memory");
+  return 1;
+}
+
+/* The element rows of a block format's outer dim: row r holds entries
+ * [dstart[r], dstart[r + 1]) from 0 (every place of its stored blocks, zeros
+ * too, as SciPy's tocsr); *lines the rows with some. false when the buffers
+ * are not what the interpreter accepts. */
+static bool block_rows(const LycSparse *f, const Blocks *k, const int64_t *counts, const uint8_t *const *b,
+                       int64_t *dstart, int64_t *lines) {
+  int64_t n = f->dims[k->outer], nbo = n / k->br, nbi = f->dims[1 - k->outer] / k->bc, per = k->br * k->bc;
+  memset(dstart, 0, (size_t)(n + 1) * sizeof *dstart);
+  *lines = 0;
+  if (!n || !f->dims[1 - k->outer]) /* no element: the interpreter reads no buffer either */
+    return true;
+  if (counts[0] < nbo + 1)
+    return false;
+  int64_t lo = pos_at(b[0], k->pbits, 0), hi = lo, values;
+  for (int64_t br = 0; br < nbo; br++) { /* positions monotone and within the coordinates */
+    int64_t p = pos_at(b[0], k->pbits, br + 1);
+    if (p < hi)
+      return false;
+    for (int64_t r = br * k->br; r < (br + 1) * k->br; r++)
+      dstart[r + 1] = dstart[r] + (p - hi) * k->bc, *lines += p > hi;
+    hi = p;
+  }
+  if (hi > counts[1] || (hi > lo && (__builtin_mul_overflow(hi, per, &values) || values > counts[2])))
+    return false;
+  /* block columns in range (so that col * bc cannot overflow), increasing */
+  for (int64_t br = 0; br < nbo; br++)
+    for (int64_t q = pos_at(b[0], k->pbits, br), prev = -1; q < pos_at(b[0], k->pbits, br + 1); q++) {
+      uint64_t col = lyc_load_uint(b[1], k->cbits, q);
+      if (col >= (uint64_t)nbi || (int64_t)col <= prev)
+        return false;
+      prev = (int64_t)col;
+    }
+  return true;
+}
+
+/* The entries of block_rows into the element format t of the same outer
+ * dim (its outer structure is write_outer's): columns and values. */
+static void expand(const LycSparse *f, const Blocks *k, const uint8_t *const *b, const Mat *t, uint8_t *const *tb,
+                   const int64_t *dstart) {
+  int64_t n = f->dims[k->outer], per = k->br * k->bc, vb = k->vbytes;
+  uint8_t *crd = tb[t->crd1], *val = tb[t->val];
+  for (int64_t r = 0; r < n && n && f->dims[1 - k->outer]; r++) {
+    int64_t br = r / k->br, i = r % k->br, at = dstart[r];
+    for (int64_t q = pos_at(b[0], k->pbits, br); q < pos_at(b[0], k->pbits, br + 1); q++) {
+      uint64_t col = lyc_load_uint(b[1], k->cbits, q) * (uint64_t)k->bc;
+      for (int64_t j = 0; j < k->bc; j++)
+        lyc_store_uint(crd, t->cbits, (at + j) * t->stride1 + t->field1, col + (uint64_t)j);
+      if (k->row_major) /* the block's row i is a run */
+        memcpy(val + at * vb, b[2] + (q * per + i * k->bc) * vb, (size_t)(k->bc * vb));
+      else
+        for (int64_t j = 0; j < k->bc; j++)
+          copy_value(val + (at + j) * vb, b[2] + (q * per + j * k->br + i) * vb, (int)vb);
+      at += k->bc;
+    }
+  }
+}
+
+/* A block format to the element format dst of its outer dim (direct), or
+ * to the CSR c of it (dst NULL, c's buffers allocated and filled). */
+static int from_blocks(LyDiagEngine *d, const LycSparse *f, const Blocks *k, const int64_t *counts,
+                       const uint8_t *const *b, const LycSparse *dst, int64_t *dcounts, uint8_t *const *db, Csr *c) {
+  int64_t n = f->dims[k->outer], lines;
+  int64_t *dstart = ly_malloc((size_t)(n + 1) * sizeof *dstart);
+  if (!dstart)
+    return fail(d, "out of memory");
+  Mat t;
+  int r = block_rows(f, k, counts, b, dstart, &lines);
+  if (r && !dst) {
+    csr_init(c, f, k->outer);
+    c->counts[0] = n + 1, c->counts[1] = c->counts[2] = dstart[n];
+    mat_of(&c->f, &t);
+    r = csr_alloc(d, c);
+    dcounts = NULL, db = (uint8_t *const *)c->bufs;
+  } else if (r) {
+    mat_of(dst, &t);
+    r = dst_counts(&t, dstart[n], lines, dcounts);
+  }
+  if (r > 0 && db) {
+    write_outer(&t, dstart, lines, db);
+    expand(f, k, b, &t, db, dstart);
+  }
+  ly_free(dstart);
+  return r;
+}
+
+/* The rows of m (the block format's outer dim, checked: rows start[r],
+ * absolute) gathered into blocks: counts, and the buffers when b is given.
+ * Each block row merges the sorted block columns of its rows, so its blocks
+ * come out sorted: O(blocks x block rows + entries), within the values the
+ * blocks store. 0 when the blocks do not fit the positions (the interpreter
+ * says so), -1 after a diagnostic. */
+static int gather(LyDiagEngine *d, const LycSparse *f, const Blocks *k, const Mat *m, const uint8_t *const *mb,
+                  const int64_t *start, int64_t *counts, uint8_t *const *b) {
+  int64_t nbo = f->dims[k->outer] / k->br, per = k->br * k->bc, vb = k->vbytes, blocks = 0;
+  int64_t *cur = ly_malloc((size_t)k->br * 2 * sizeof *cur), *nb = cur + k->br; /* nb: cur's block column */
+  if (!cur)
+    return fail(d, "out of memory");
+  const uint8_t *crd = mb[m->crd1], *val = mb[m->val];
+#define COL(e) ((int64_t)lyc_load_uint(crd, m->cbits, (e) * m->stride1 + m->field1))
+#define NEXT(i) (nb[i] = cur[i] < row[(i) + 1] ? COL(cur[i]) / k->bc : INT64_MAX)
+  if (b)
+    lyc_store_uint(b[0], k->pbits, 0, 0);
+  for (int64_t br = 0; br < nbo; br++) {
+    const int64_t *row = start + br * k->br; /* row i's entries: [row[i], row[i + 1]) */
+    for (int64_t i = 0; i < k->br; i++)
+      cur[i] = row[i], NEXT(i);
+    for (;;) {
+      int64_t bj = INT64_MAX;
+      for (int64_t i = 0; i < k->br; i++)
+        bj = nb[i] < bj ? nb[i] : bj;
+      if (bj == INT64_MAX)
+        break;
+      uint8_t *block = b ? b[2] + blocks * per * vb : NULL;
+      if (b) {
+        lyc_store_uint(b[1], k->cbits, blocks, (uint64_t)bj);
+        memset(block, 0, (size_t)(per * vb));
+      }
+      for (int64_t i = 0; i < k->br; i++)
+        for (; nb[i] == bj; cur[i]++, NEXT(i))
+          if (b) {
+            int64_t j = COL(cur[i]) - bj * k->bc;
+            copy_value(block + (k->row_major ? i * k->bc + j : j * k->br + i) * vb, val + cur[i] * vb, (int)vb);
+          }
+      blocks++;
+    }
+    if (b)
+      lyc_store_uint(b[0], k->pbits, br + 1, (uint64_t)blocks);
+  }
+#undef NEXT
+#undef COL
+  ly_free(cur);
+  if ((uint64_t)blocks > (k->pbits == 64 ? UINT64_MAX : (1ULL << k->pbits) - 1))
+    return 0;
+  counts[0] = nbo + 1, counts[1] = blocks, counts[2] = blocks * per;
+  return 1;
+}
+
+/* Into a block format from the element format m of its outer dim: counts,
+ * then the buffers when db is given. */
+static int to_blocks(LyDiagEngine *d, const LycSparse *dst, const Blocks *k, const Mat *m, const int64_t *scounts,
+                     const uint8_t *const *sb, int64_t *dcounts, uint8_t *const *db) {
+  int64_t *start = ly_malloc((size_t)(m->n_outer + 1) * sizeof *start);
+  if (!start)
+    return fail(d, "out of memory");
+  int r = source_rows(m, scounts, sb, start, NULL);
+  r = r > 0 ? gather(d, dst, k, m, sb, start, dcounts, NULL) : r; /* the counts check the positions' width */
+  if (r > 0 && db)
+    r = gather(d, dst, k, m, sb, start, dcounts, db);
+  ly_free(start);
+  return r;
+}
+
+int lyc_sparse_matrix_convert(LyDiagEngine *d, const LycSparse *src, const int64_t *scounts,
+                              const void *const *sbufs, const LycSparse *dst, int64_t *dcounts, void *const *dbufs) {
+  if (!lyc_sparse_matrix_supports(src, dst))
+    return 0;
+  Blocks sk, dk;
+  bool sblk = blocks_of(src, &sk), dblk = blocks_of(dst, &dk);
+  if (!sblk && !dblk)
+    return convert_elements(d, src, scounts, sbufs, dst, dcounts, dbufs);
+  Csr a = {0}, g = {0}; /* the source as a CSR, and that of dst's outer dim */
+  const uint8_t *const *sb = (const uint8_t *const *)sbufs;
+  if (sblk && !dblk && sk.outer == dst->lvl_dim[0]) /* BSR to CSR, COO, DCSR: no go-between */
+    return from_blocks(d, src, &sk, scounts, sb, dst, dcounts, (uint8_t *const *)dbufs, NULL);
+  int r = 1;
+  const LycSparse *from = src;
+  const int64_t *fcounts = scounts;
+  const void *const *fbufs = sbufs;
+  if (sblk) {
+    r = from_blocks(d, src, &sk, scounts, sb, NULL, NULL, NULL, &a);
+    from = &a.f, fcounts = a.counts, fbufs = (const void *const *)a.bufs;
+  }
+  if (r > 0 && !dblk) {
+    r = convert_elements(d, from, fcounts, fbufs, dst, dcounts, dbufs);
+  } else if (r > 0) {
+    Mat m;
+    if (mat_of(from, &m) && m.outer == dk.outer && !too_sparse(&m, m.n_outer, fcounts)) { /* CSR to BSR */
+      r = to_blocks(d, dst, &dk, &m, fcounts, (const uint8_t *const *)fbufs, dcounts, (uint8_t *const *)dbufs);
+    } else { /* through the CSR of dst's outer dim */
+      csr_init(&g, dst, dk.outer);
+      r = convert_elements(d, from, fcounts, fbufs, &g.f, g.counts, NULL);
+      r = r > 0 ? csr_alloc(d, &g) : r;
+      r = r > 0 ? convert_elements(d, from, fcounts, fbufs, &g.f, g.counts, g.bufs) : r;
+      if (r > 0 && mat_of(&g.f, &m))
+        r = to_blocks(d, dst, &dk, &m, g.counts, (const uint8_t *const *)g.bufs, dcounts, (uint8_t *const *)dbufs);
+    }
+  }
+  csr_free(&a), csr_free(&g);
+  return r;
 }

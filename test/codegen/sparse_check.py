@@ -343,10 +343,95 @@ def matrix_conversions(drv, rng, cases):
     print("matrix formats: %d pairs, %d cases, %d corrupted sources rejected" % (len(pairs), cases, rejected))
 
 
+def bsr_cm(dt, p, c, shape, r, s):
+    """BSR with each block stored column by column."""
+    levels = ["i0/%d:dense" % r, "i1/%d:compressed" % s, "i1%%%d:dense" % s, "i0%%%d:dense" % r]
+    return Spec(dt, p, c, shape, levels, ["pos", "crd", "val"])
+
+
+def bsc(dt, p, c, shape, r, s):
+    levels = ["i1/%d:dense" % s, "i0/%d:compressed" % r, "i1%%%d:dense" % s, "i0%%%d:dense" % r]
+    return Spec(dt, p, c, shape, levels, ["pos", "crd", "val"])
+
+
+def entry_buffers(kind, spec, mask, vals, blk):
+    """The buffers of a format storing exactly the entries `mask` of the matrix vals (explicit
+    zeros included), computed here with NumPy: element formats list them in (outer, inner)
+    order, block formats store each block holding one, zeros elsewhere in it."""
+    p, c, dt = spec.p, spec.c, spec.dtype
+    vals = np.where(mask, vals, np.zeros_like(vals))
+    if kind in ("csc", "dcsc", "bsc"):
+        mask, vals = mask.T, vals.T
+    if kind in ("bsr", "bsr-cm", "bsc"):
+        r, s = blk if kind != "bsc" else blk[::-1]
+        R, S = mask.shape[0] // r, mask.shape[1] // s
+        brow, bcol = np.nonzero(mask.reshape(R, r, S, s).any(axis=(1, 3)))
+        blocks = vals.reshape(R, r, S, s).transpose(0, 2, 1, 3)[brow, bcol]
+        if kind == "bsr-cm":
+            blocks = blocks.transpose(0, 2, 1)
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(brow, minlength=R))])
+        return [u(indptr, p), u(bcol, c), wire(dt, blocks.reshape(-1))]
+    row, col = np.nonzero(mask)
+    data = vals[row, col]
+    counts = np.bincount(row, minlength=mask.shape[0])
+    if kind in ("csr", "csc"):
+        return [u(np.concatenate([[0], np.cumsum(counts)]), p), u(col, c), wire(dt, data)]
+    if kind in ("dcsr", "dcsc"):
+        rows = np.nonzero(counts)[0]
+        return [u([0, len(rows)], p), u(rows, c), u(np.concatenate([[0], np.cumsum(counts[rows])]), p), u(col, c),
+                wire(dt, data)]
+    if kind == "coo-soa":
+        return [u([0, len(row)], p), u(row, c), u(col, c), wire(dt, data)]
+    return [u([0, len(row)], p), u(np.stack([row, col], 1).reshape(-1), c), wire(dt, data)]
+
+
+BLOCKED = {"bsr": bsr, "bsr-cm": bsr_cm, "bsc": bsc}
+
+
+def block_conversions(drv, rng, cases):
+    """Block formats (BSR, BSR with column-major blocks, BSC; blocks 1-4 by 1-4) to and from the
+    element formats and each other, through the direct path into garbage-filled buffers,
+    against buffers computed here from the source's stored entries (explicit zeros of a block
+    stay stored, as SciPy's tocsr keeps them) and, on a quarter, the interpreter; damaged
+    sources must get the interpreter's answer."""
+    elements = ["csr", "csc", "coo", "coo-soa", "dcsr", "dcsc"]
+    blocked = list(BLOCKED)
+    pairs, rejected = set(), 0
+    for i in range(cases):
+        dt = ["f32", "f64", "i32", "i8", "f16", "bf16", "i64", "i16"][i % 8]
+        r, s = int(rng.integers(1, 5)), int(rng.integers(1, 5))
+        shape = (r * int(rng.integers(0 if i < 6 else 1, 12)), s * int(rng.integers(1, 12)))
+        dense = random_dense(rng, dt, shape, [0, 0.01, 0.1, 0.5, 1][i % 5])
+        sk = blocked[i % 3] if i % 4 else elements[(i // 4) % 6]
+        dk = (elements + blocked)[(i // 3 + i) % 9] if sk in BLOCKED else blocked[(i // 4) % 3]
+        mask = dense != 0
+        if sk in BLOCKED:  # a block format stores its blocks whole
+            rr, ss = (r, s)
+            m = mask.reshape(shape[0] // rr, rr, shape[1] // ss, ss).any(axis=(1, 3))
+            mask = np.repeat(np.repeat(m, rr, 0), ss, 1) if mask.size else mask
+        stored = int(mask.sum())
+        make = lambda k, w: (BLOCKED[k](dt, *w, shape, r, s) if k in BLOCKED else MATRIX[k](dt, *w, shape))
+        src = make(sk, pick_widths(rng, dense, shape, max(stored, 1)))
+        dst = make(dk, pick_widths(rng, dense, shape, max(stored, 1)))
+        bufs = entry_buffers(sk, src, mask, dense, (r, s))
+        want = entry_buffers(dk, dst, mask, dense, (r, s))
+        what = "block case %d %s -> %s" % (i, src.text, dst.text)
+        if same_bytes(what, drv.convert(src, dst, bufs, "matrix"), want) and i % 4 == 0:
+            same_bytes(what + " (interpreter)", drv.convert(src, dst, bufs), want)
+        pairs.add((sk, dk))
+        if stored and i % 2 == 0:
+            bad, b = damaged(rng, src, bufs)
+            got, ref = drv.convert(src, dst, bad, "matrix"), drv.convert(src, dst, bad)
+            if got != ref:
+                fail("%s damaged buffer %d: direct %r, interpreter %r" % (what, b, str(got)[:80], str(ref)[:80]))
+            rejected += isinstance(ref, str)
+    print("block formats: %d pairs, %d cases, %d damaged sources rejected" % (len(pairs), cases, rejected))
+
+
 def matrix_malformed(drv):
     """Each check of the direct path's source, broken by hand in a 3x4 matrix: the direct path
     must decline and give the interpreter's located error, to a destination of the same outer
-    dim and to its transpose. (A buffer cut short is read past its end only by a broken
+    dim and to its transpose; a 4x4 BSR of 2x2 blocks likewise. (A buffer cut short is read past its end only by a broken
     check: the sanitizer runs of this test catch those.)"""
     good = {"csr": [u([0, 2, 2, 3], 32), u([1, 3, 0], 32), f32(1, 2, 3)],
             "coo": [u([0, 3], 32), u([0, 1, 0, 3, 2, 0], 32), f32(1, 2, 3)],
@@ -359,12 +444,16 @@ def matrix_malformed(drv):
               "coo-soa": [(2, [1, 3]), (1, [0, 0, 3]), (1, [0, 0]), (2, [3, 1, 0])],
               "dcsr": [(2, [0, 2]), (1, [0, 0]), (1, [0, 3]), (1, [2, 0]), (2, [0, 3, 2]), (2, [0, 2, 4]),
                        (3, [1, 3]), (0, [0, 3]), (4, [1, 2])]}
+    good["bsr"] = [u([0, 2, 3], 32), u([0, 1, 1], 32), f32(*range(1, 13))]  # 4x4, 2x2 blocks
+    broken["bsr"] = [(1, [0, 0, 1]), (1, [0, 2, 1]), (1, [1, 0, 1]), (0, [0, 2]), (0, [0, 2, 1]), (0, [0, 2, 4]),
+                     (2, list(range(1, 12)))]
     for kind, cases in broken.items():
-        src = MATRIX[kind]("f32", 32, 32, (3, 4))
+        shape = (4, 4) if kind == "bsr" else (3, 4)
+        src = bsr("f32", 32, 32, shape, 2, 2) if kind == "bsr" else MATRIX[kind]("f32", 32, 32, shape)
         for b, entries in cases:
             bufs = list(good[kind])
             bufs[b] = f32(*entries) if b == len(bufs) - 1 else u(entries, 32)
-            for dst in (csr("f32", 32, 32, (3, 4)), csc("f32", 32, 32, (3, 4))):
+            for dst in (csr("f32", 32, 32, shape), csc("f32", 32, 32, shape)):
                 got, ref = drv.convert(src, dst, bufs, "matrix"), drv.convert(src, dst, bufs)
                 if got != ref or not isinstance(ref, str):
                     fail("matrix malformed %s buffer %d %s: direct %r, interpreter %r" % (kind, b, entries, got, ref))
@@ -617,6 +706,7 @@ def main():
     far_coordinates(drv, rng)
     matrix_conversions(drv, rng, max(cases // 2, 40))
     matrix_malformed(drv)
+    block_conversions(drv, rng, max(cases // 2, 40))
     value_codes(drv, rng)
     nonordered(drv)
     malformed(drv)
