@@ -218,8 +218,8 @@ LAYOUTC_API LyStatus lySparseToDense(LySparseConverter c, LyType sparse, const v
  * source buffers (src_sizes[b] bytes) are validated as lySparseToDense
  * does, their stored points re-expressed in dst's levels and sorted;
  * explicit zeros stay stored, as SciPy's tocsc/tobsr keep them. Between
- * the matrix formats (CSR, CSC, COO, DCSR, DCSC, ordered) in O(entries +
- * dims), without a sort, as SciPy's tocsr/tocsc/tocoo. With dst_buffers NULL, the nnz pass alone sets dst_sizes (bytes); with them
+ * the matrix formats (CSR, CSC, COO, DCSR, DCSC, BSR, BSC, ordered) in
+ * O(entries + dims), without a sort, as SciPy's tocsr/tocsc/tocoo/tobsr. With dst_buffers NULL, the nnz pass alone sets dst_sizes (bytes); with them
  * (each of at least that size), fills them and sets the sizes again. */
 LAYOUTC_API LyStatus lySparseConvert(LySparseConverter c, LyType src, const void *const *src_buffers,
                                      const int64_t *src_sizes, LyType dst, int64_t *dst_sizes,

@@ -384,8 +384,8 @@ LyStatus lyc_sparse_to_dense(LyDiagEngine *d, const LycSparse *f, const int64_t 
 LyStatus lyc_sparse_convert(LyDiagEngine *d, const LycSparse *src, const int64_t *scounts,
                             const void *const *sbufs, const LycSparse *dst, int64_t *dcounts, void *const *dbufs);
 
-/* Sparse to sparse between the element formats of a matrix (sparse_matrix.c):
- * CSR, CSC, COO (AoS, SoA), DCSR and DCSC, ordered, of the same dims and
+/* Sparse to sparse between the formats of a matrix (sparse_matrix.c): CSR,
+ * CSC, COO (AoS, SoA), DCSR, DCSC, BSR and BSC, ordered, of the same dims and
  * value type, in O(entries + dims); lyc_sparse_convert's arguments and
  * results. 1: converted (dbufs NULL: dcounts set only); 0: nothing done, no
  * diagnostic, the interpreter's to do (another pair, dims far beyond the
