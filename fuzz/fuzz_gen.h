@@ -175,7 +175,7 @@ static const char *const elems[] = {"f32", "f16", "bf16", "i8", "i4", "i2", "i1"
                                     "f8E5M2", "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3B11FNUZ", "f8E8M0FNU",
                                     "f6E2M3FN", "f6E3M2FN", "f4E2M1FN", "complex<f16>", "complex<f64>"};
 
-static LyType gen_type(LyContext ctx, Bytes *b, Text *t) {
+__attribute__((unused)) static LyType gen_type(LyContext ctx, Bytes *b, Text *t) {
   int rank = pick(b, 5);
   int64_t dims[LY_MAX_RANK];
   put(t, "tensor<");

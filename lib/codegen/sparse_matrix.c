@@ -398,14 +398,17 @@ static bool block_rows(const LycSparse *f, const Blocks *k, const int64_t *count
   int64_t lo = pos_at(b[0], k->pbits, 0), hi = lo, values;
   for (int64_t br = 0; br < nbo; br++) { /* positions monotone and within the coordinates */
     int64_t p = pos_at(b[0], k->pbits, br + 1);
-    if (p < hi)
+    if (p < hi || p > counts[1])
       return false;
-    for (int64_t r = br * k->br; r < (br + 1) * k->br; r++)
-      dstart[r + 1] = dstart[r] + (p - hi) * k->bc, *lines += p > hi;
     hi = p;
   }
-  if (hi > counts[1] || (hi > lo && (__builtin_mul_overflow(hi, per, &values) || values > counts[2])))
+  if (hi > lo && (__builtin_mul_overflow(hi, per, &values) || values > counts[2]))
     return false;
+  for (int64_t br = 0; br < nbo; br++) { /* within the values: no overflow */
+    int64_t blocks = pos_at(b[0], k->pbits, br + 1) - pos_at(b[0], k->pbits, br);
+    for (int64_t r = br * k->br; r < (br + 1) * k->br; r++)
+      dstart[r + 1] = dstart[r] + blocks * k->bc, *lines += blocks > 0;
+  }
   /* block columns in range (so that col * bc cannot overflow), increasing */
   for (int64_t br = 0; br < nbo; br++)
     for (int64_t q = pos_at(b[0], k->pbits, br), prev = -1; q < pos_at(b[0], k->pbits, br + 1); q++) {
