@@ -447,12 +447,21 @@ def matrix_malformed(drv):
     good["bsr"] = [u([0, 2, 3], 32), u([0, 1, 1], 32), f32(*range(1, 13))]  # 4x4, 2x2 blocks
     broken["bsr"] = [(1, [0, 0, 1]), (1, [0, 2, 1]), (1, [1, 0, 1]), (0, [0, 2]), (0, [0, 2, 1]), (0, [0, 2, 4]),
                      (2, list(range(1, 12)))]
+    # rows longer than the direct path's vectors of four: each fault inside them
+    row = list(range(0, 40, 2))
+    good["long"] = [u([0, 20, 21], 32), u(row + [7], 32), f32(*range(1, 22))]
+    broken["long"] = [(1, row[:9] + [row[8]] + row[10:] + [7]), (1, row[:13] + [3] + row[14:] + [7]),
+                      (1, row[:11] + [40] + row[12:] + [7]), (1, row[:18] + [39, 38] + [7]),
+                      (0, [0, 17, 18], list(range(0, 32, 2)) + [40, 7])]  # the last of a row, in a vector
     for kind, cases in broken.items():
-        shape = (4, 4) if kind == "bsr" else (3, 4)
-        src = bsr("f32", 32, 32, shape, 2, 2) if kind == "bsr" else MATRIX[kind]("f32", 32, 32, shape)
-        for b, entries in cases:
+        shape = (4, 4) if kind == "bsr" else (2, 40) if kind == "long" else (3, 4)
+        src = bsr("f32", 32, 32, shape, 2, 2) if kind == "bsr" else csr("f32", 32, 32, shape) if kind == "long" \
+            else MATRIX[kind]("f32", 32, 32, shape)
+        for b, entries, *more in cases:
             bufs = list(good[kind])
             bufs[b] = f32(*entries) if b == len(bufs) - 1 else u(entries, 32)
+            if more:  # a second buffer changed with it
+                bufs[b + 1] = u(more[0], 32)
             for dst in (csr("f32", 32, 32, shape), csc("f32", 32, 32, shape)):
                 got, ref = drv.convert(src, dst, bufs, "matrix"), drv.convert(src, dst, bufs)
                 if got != ref or not isinstance(ref, str):
