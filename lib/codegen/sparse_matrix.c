@@ -321,10 +321,11 @@ static inline void copy_value(uint8_t *to, const uint8_t *from, int vb) {
 HOT void transpose_rows(const Mat *s, const uint8_t *scrd, int sbits, int sstride, const uint8_t *sval,
                         const int64_t *start, const Mat *d, uint8_t *dcrd, int dbits, int dstride, uint8_t *dval,
                         int vb, int64_t *cur) {
-  for (int64_t r = 0; r < s->n_outer; r++)
-    for (int64_t k = start[r]; k < start[r + 1]; k++) {
-      int64_t at = cur[lyc_load_uint(scrd, sbits, k * sstride + s->field1)]++;
-      lyc_store_uint(dcrd, dbits, at * dstride + d->field1, (uint64_t)r);
+  const int64_t n = s->n_outer, sfield = s->field1, dfield = d->field1; /* the byte stores may alias them */
+  for (int64_t r = 0; r < n; r++)
+    for (int64_t k = start[r], end = start[r + 1]; k < end; k++) {
+      int64_t at = cur[lyc_load_uint(scrd, sbits, k * sstride + sfield)]++;
+      lyc_store_uint(dcrd, dbits, at * dstride + dfield, (uint64_t)r);
       copy_value(dval + at * vb, sval + k * vb, vb);
     }
 }
@@ -492,24 +493,36 @@ static bool block_rows(const LycSparse *f, const Blocks *k, const int64_t *count
 
 /* The entries of block_rows into the element format t of the same outer
  * dim (its outer structure is write_outer's): columns and values. */
-static void expand(const LycSparse *f, const Blocks *k, const uint8_t *const *b, const Mat *t, uint8_t *const *tb,
-                   const int64_t *dstart) {
-  int64_t n = f->dims[k->outer], per = k->br * k->bc, vb = k->vbytes;
-  uint8_t *crd = tb[t->crd1], *val = tb[t->val];
-  for (int64_t r = 0; r < n && n && f->dims[1 - k->outer]; r++) {
-    int64_t br = r / k->br, i = r % k->br, at = dstart[r];
-    for (int64_t q = pos_at(b[0], k->pbits, br); q < pos_at(b[0], k->pbits, br + 1); q++) {
-      uint64_t col = lyc_load_uint(b[1], k->cbits, q) * (uint64_t)k->bc;
-      for (int64_t j = 0; j < k->bc; j++)
-        lyc_store_uint(crd, t->cbits, (at + j) * t->stride1 + t->field1, col + (uint64_t)j);
-      if (k->row_major) /* the block's row i is a run */
-        memcpy(val + at * vb, b[2] + (q * per + i * k->bc) * vb, (size_t)(k->bc * vb));
-      else
-        for (int64_t j = 0; j < k->bc; j++)
-          copy_value(val + (at + j) * vb, b[2] + (q * per + j * k->br + i) * vb, (int)vb);
-      at += k->bc;
+HOT void expand_rows(const LycSparse *f, const Blocks *k, const uint8_t *const *b, int sbits, uint8_t *crd, int dbits,
+                     int dstride, int dfield, uint8_t *val, int vb, const int64_t *dstart) {
+  /* locals: the stores go through bytes, which may alias anything read through a pointer */
+  const int64_t n = f->dims[k->outer], bro = k->br, bc = k->bc, per = bro * bc, step = k->row_major ? 1 : bro;
+  const bool row_major = k->row_major;
+  const uint8_t *pos = b[0], *cols = b[1], *vals = b[2];
+  const int pbits = k->pbits;
+  for (int64_t r = 0; r < n && f->dims[1 - k->outer]; r++) {
+    int64_t br = r / bro, i = r % bro, at = dstart[r], end = pos_at(pos, pbits, br + 1);
+    for (int64_t q = pos_at(pos, pbits, br); q < end; q++) {
+      uint64_t col = lyc_load_uint(cols, sbits, q) * (uint64_t)bc;
+      const uint8_t *from = vals + (q * per + (row_major ? i * bc : i)) * vb;
+      for (int64_t j = 0; j < bc; j++) { /* a block's row: a few values, no call */
+        lyc_store_uint(crd, dbits, (at + j) * dstride + dfield, col + (uint64_t)j);
+        copy_value(val + (at + j) * vb, from + j * step * vb, vb);
+      }
+      at += bc;
     }
   }
+}
+
+static void expand(const LycSparse *f, const Blocks *k, const uint8_t *const *b, const Mat *t, uint8_t *const *tb,
+                   const int64_t *dstart) {
+  uint8_t *crd = tb[t->crd1], *val = tb[t->val];
+  if (k->cbits == 32 && t->cbits == 32 && t->stride1 == 1 && k->vbytes == 4)
+    expand_rows(f, k, b, 32, crd, 32, 1, 0, val, 4, dstart);
+  else if (t->cbits == 64 && t->stride1 == 1) /* the CSR go-between */
+    expand_rows(f, k, b, k->cbits, crd, 64, 1, 0, val, k->vbytes, dstart);
+  else
+    expand_rows(f, k, b, k->cbits, crd, t->cbits, t->stride1, t->field1, val, k->vbytes, dstart);
 }
 
 /* A block format to the element format dst of its outer dim (direct), or
@@ -548,22 +561,25 @@ static int from_blocks(LyDiagEngine *d, const LycSparse *f, const Blocks *k, con
  * says so), -1 after a diagnostic. */
 static int gather(LyDiagEngine *d, const LycSparse *f, const Blocks *k, const Mat *m, const uint8_t *const *mb,
                   const int64_t *start, int64_t *counts, uint8_t *const *b) {
-  int64_t nbo = f->dims[k->outer] / k->br, per = k->br * k->bc, vb = k->vbytes, blocks = 0;
-  int64_t *cur = ly_malloc((size_t)k->br * 2 * sizeof *cur), *nb = cur + k->br; /* nb: cur's block column */
+  /* locals: the stores go through bytes and int64s, which may alias what is read through pointers */
+  const int64_t bro = k->br, bc = k->bc, nbo = f->dims[k->outer] / bro, per = bro * bc, stride = m->stride1,
+                field = m->field1;
+  const int vb = k->vbytes, cbits = m->cbits;
+  const bool row_major = k->row_major;
+  int64_t blocks = 0, *cur = ly_malloc((size_t)bro * 3 * sizeof *cur), *nb = cur + bro, *end = nb + bro;
   if (!cur)
     return fail(d, "out of memory");
   const uint8_t *crd = mb[m->crd1], *val = mb[m->val];
-#define COL(e) ((int64_t)lyc_load_uint(crd, m->cbits, (e) * m->stride1 + m->field1))
-#define NEXT(i) (nb[i] = cur[i] < row[(i) + 1] ? COL(cur[i]) / k->bc : INT64_MAX)
+#define COL(e) ((int64_t)lyc_load_uint(crd, cbits, (e) * stride + field))
+#define NEXT(i) (nb[i] = cur[i] < end[i] ? COL(cur[i]) / bc : INT64_MAX) /* cur's block column */
   if (b)
     lyc_store_uint(b[0], k->pbits, 0, 0);
   for (int64_t br = 0; br < nbo; br++) {
-    const int64_t *row = start + br * k->br; /* row i's entries: [row[i], row[i + 1]) */
-    for (int64_t i = 0; i < k->br; i++)
-      cur[i] = row[i], NEXT(i);
+    for (int64_t i = 0; i < bro; i++) /* row i's entries: [cur[i], end[i]) */
+      cur[i] = start[br * bro + i], end[i] = start[br * bro + i + 1], NEXT(i);
     for (;;) {
       int64_t bj = INT64_MAX;
-      for (int64_t i = 0; i < k->br; i++)
+      for (int64_t i = 0; i < bro; i++)
         bj = nb[i] < bj ? nb[i] : bj;
       if (bj == INT64_MAX)
         break;
@@ -572,11 +588,11 @@ static int gather(LyDiagEngine *d, const LycSparse *f, const Blocks *k, const Ma
         lyc_store_uint(b[1], k->cbits, blocks, (uint64_t)bj);
         memset(block, 0, (size_t)(per * vb));
       }
-      for (int64_t i = 0; i < k->br; i++)
+      for (int64_t i = 0; i < bro; i++)
         for (; nb[i] == bj; cur[i]++, NEXT(i))
           if (b) {
-            int64_t j = COL(cur[i]) - bj * k->bc;
-            copy_value(block + (k->row_major ? i * k->bc + j : j * k->br + i) * vb, val + cur[i] * vb, (int)vb);
+            int64_t j = COL(cur[i]) - bj * bc;
+            copy_value(block + (row_major ? i * bc + j : j * bro + i) * vb, val + cur[i] * vb, vb);
           }
       blocks++;
     }
