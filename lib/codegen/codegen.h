@@ -30,6 +30,9 @@ uint64_t lyc_convert(LyElem from, LyElem to, uint64_t bits);
 /* Why a pair of element types cannot be converted, or NULL when it can. */
 const char *lyc_unsupported_pair(LyElem from, LyElem to);
 
+/* The largest value of a `bits`-wide unsigned integer (1..64). */
+static inline uint64_t lyc_uint_max(int bits) { return bits >= 64 ? UINT64_MAX : (1ULL << bits) - 1; }
+
 /* Reads / writes entry i of a buffer of `bits`-wide (a multiple of 8, at
  * most 64) little-endian integers, whatever the host; inline for the
  * runtime's loops over index buffers. */

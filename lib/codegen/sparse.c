@@ -22,7 +22,6 @@ static void err(LyDiagEngine *d, const char *fmt, ...) {
 }
 
 static int bits_of(int b) { return b == 0 ? 64 : b; }
-static uint64_t max_of(int bits) { return bits >= 64 ? UINT64_MAX : (1ULL << bits) - 1; }
 
 static int64_t lvl_size(const LycSparse *f, int l) {
   return f->lvl_mod[l] ? f->lvl_mod[l] : f->dims[f->lvl_dim[l]] / f->lvl_div[l];
@@ -75,7 +74,7 @@ static bool check_level_kind(LyDiagEngine *d, const LycSparse *f, int l) {
       return err(d, "sparse format: n_out_of_m level %d must be the last level, 'mod %d' of its dim, with 1 <= n <= m",
                  l, f->m), false;
   }
-  if (has_crd(k) && (uint64_t)(lvl_size(f, l) > 0 ? lvl_size(f, l) - 1 : 0) > max_of(bits_of(f->crd_bits)))
+  if (has_crd(k) && (uint64_t)(lvl_size(f, l) > 0 ? lvl_size(f, l) - 1 : 0) > lyc_uint_max(bits_of(f->crd_bits)))
     return err(d, "sparse format: level %d's size %" PRId64 " does not fit %d-bit coordinates", l, lvl_size(f, l),
                bits_of(f->crd_bits)), false;
   return true;
@@ -179,7 +178,7 @@ uint64_t lyc_sparse_value_mask(LyElem e) {
   LyElemKind k = lyElemGetKind(e);
   bool fnuz = e == LY_ELEM_F8E4M3FNUZ || e == LY_ELEM_F8E5M2FNUZ || e == LY_ELEM_F8E4M3B11FNUZ;
   int b = lyElemGetBits(e);
-  uint64_t all = max_of(b);
+  uint64_t all = lyc_uint_max(b);
   if (k == LY_ELEM_KIND_FLOAT && !fnuz)
     return all & ~(1ULL << (b - 1));
   if (k == LY_ELEM_KIND_COMPLEX) /* each component's sign */
@@ -379,7 +378,7 @@ static LyStatus enc_counts(Enc *e, int64_t *counts) {
     int l = info[b].lvl;
     int64_t parents = l == 0 ? 1 : e->nent[l - 1];
     if (info[b].kind == LYC_BUF_POS) {
-      if ((uint64_t)e->nent[l] > max_of(info[b].bits))
+      if ((uint64_t)e->nent[l] > lyc_uint_max(info[b].bits))
         return err(e->d, "%" PRId64 " entries of level %d do not fit %d-bit positions", e->nent[l], l, info[b].bits),
                LY_ERROR_OVERFLOW;
       counts[b] = e->f->kind[l] == LYC_LVL_COMPRESSED ? parents + 1 : 2 * parents;
@@ -645,13 +644,17 @@ LyStatus lyc_sparse_to_dense(LyDiagEngine *d, const LycSparse *f, const int64_t 
 
 /* ===== Sparse to sparse ====================================================== */
 
-static int cmp_points(const void *a, const void *b, void *arg) {
-  const Points *p = arg;
-  const int64_t *x = p->crd + *(const int64_t *)a * p->L, *y = p->crd + *(const int64_t *)b * p->L;
+/* Points a and b of p in level order: -1, 0 (the same point) or 1. */
+static int point_cmp(const Points *p, int64_t a, int64_t b) {
+  const int64_t *x = p->crd + a * p->L, *y = p->crd + b * p->L;
   for (int l = 0; l < p->L; l++)
     if (x[l] != y[l])
       return x[l] < y[l] ? -1 : 1;
   return 0;
+}
+
+static int cmp_points(const void *a, const void *b, void *arg) {
+  return point_cmp(arg, *(const int64_t *)a, *(const int64_t *)b);
 }
 
 /* Orders the points of p by their level coordinates with a least-significant
@@ -682,15 +685,6 @@ static bool radix_order(const Points *p, int64_t *order) {
   }
   ly_free(other);
   return ok;
-}
-
-/* Whether point a of p precedes point b (false when equal). */
-static bool before(const Points *p, int64_t a, int64_t b) {
-  const int64_t *x = p->crd + a * p->L, *y = p->crd + b * p->L;
-  for (int l = 0; l < p->L; l++)
-    if (x[l] != y[l])
-      return x[l] < y[l];
-  return false;
 }
 
 static bool same_levels(const LycSparse *a, const LycSparse *b) {
@@ -730,7 +724,7 @@ static LyStatus relevel(LyDiagEngine *d, const LycSparse *src, Points *sp, const
     tmp.n = sp->n;
   }
   int64_t i = 1;
-  while (i < tmp.n && before(&tmp, i - 1, i))
+  while (i < tmp.n && point_cmp(&tmp, i - 1, i) < 0)
     i++;
   if (i >= tmp.n) { /* in order, each point once */
     *dp = tmp;
@@ -746,7 +740,7 @@ static LyStatus relevel(LyDiagEngine *d, const LycSparse *src, Points *sp, const
     qsort_r(order, (size_t)tmp.n, sizeof *order, cmp_points, &tmp);
   }
   for (int64_t k = 0; ok && k < tmp.n; k++) {
-    if (k > 0 && !before(&tmp, order[k - 1], order[k]))
+    if (k > 0 && point_cmp(&tmp, order[k - 1], order[k]) == 0) /* sorted: equal, or in order */
       return dup_error(d, dst, tmp.crd + order[k] * tmp.L), points_free(&tmp), ly_free(order), LY_ERROR_INVALID;
     memcpy(dp->crd + k * tmp.L, tmp.crd + order[k] * tmp.L, (size_t)tmp.L * sizeof *tmp.crd);
     dp->val[k] = tmp.val[order[k]];

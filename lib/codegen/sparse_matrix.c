@@ -69,7 +69,7 @@ typedef struct {
   int outer;
   int64_t br, bc;  /* block rows (of the outer dim) and columns */
   bool row_major;  /* level 2 is the outer dim */
-  int pbits, cbits, vbytes;
+  int pbits, cbits, vbytes; /* from its buffers: positions, block columns, values */
 } Blocks;
 
 static bool blocks_of(const LycSparse *f, Blocks *b) {
@@ -81,9 +81,10 @@ static bool blocks_of(const LycSparse *f, Blocks *b) {
   b->outer = f->lvl_dim[0];
   b->br = f->lvl_div[0], b->bc = f->lvl_div[1];
   b->row_major = f->lvl_dim[2] == b->outer;
-  b->pbits = f->pos_bits ? f->pos_bits : 64, b->cbits = f->crd_bits ? f->crd_bits : 64;
-  b->vbytes = lyElemGetBits(f->value) / 8;
-  return true; /* lyc_sparse_check: the mods are the block sizes, which divide the dims */
+  LycBufInfo info[LYC_SPARSE_MAX_BUFS]; /* lyc_sparse_check: the mods are the block sizes, which divide the dims */
+  lyc_sparse_buffers(f, info);
+  b->pbits = info[0].bits, b->cbits = info[1].bits, b->vbytes = info[2].bits / 8;
+  return true;
 }
 
 bool lyc_sparse_matrix_supports(const LycSparse *src, const LycSparse *dst) {
@@ -232,7 +233,7 @@ static bool check_inner(const Mat *m, const uint8_t *crd, const int64_t *start, 
  * coordinates hold some; false when they do not fit its positions (the
  * interpreter says so). */
 static bool dst_counts(const Mat *m, int64_t entries, int64_t lines, int64_t *counts) {
-  if ((uint64_t)entries > (m->pbits == 64 ? UINT64_MAX : (1ULL << m->pbits) - 1))
+  if ((uint64_t)entries > lyc_uint_max(m->pbits))
     return false;
   counts[m->val] = counts[m->crd1] = entries; /* an AoS COO's is set again below */
   if (m->kind == MAT_ROWS)
@@ -272,15 +273,13 @@ static void write_outer(const Mat *m, const int64_t *dstart, int64_t lines, uint
       put_rows(b[m->crd0], m->cbits, m->stride0, dstart, n);
     return;
   }
-  int64_t j = 0;
-  for (int64_t r = 0; r < n; r++) {
+  int64_t j = 0; /* DCSR: the rows that hold entries, each with its start */
+  for (int64_t r = 0; r < n; r++)
     if (dstart[r + 1] > dstart[r]) {
       lyc_store_uint(b[m->crd0], m->cbits, j, (uint64_t)r);
       lyc_store_uint(b[m->pos1], m->pbits, j++, (uint64_t)dstart[r]);
     }
-  }
-  if (m->kind == MAT_DOUBLY)
-    lyc_store_uint(b[m->pos1], m->pbits, j, (uint64_t)dstart[n]);
+  lyc_store_uint(b[m->pos1], m->pbits, j, (uint64_t)dstart[n]);
 }
 
 HOT void copy_coords(const uint8_t *from, int sbits, int sstride, int sfield, int64_t first, uint8_t *to, int dbits,
@@ -353,7 +352,6 @@ static int fail(LyDiagEngine *d, const char *what) {
   return -1;
 }
 
-/* Between two element formats: lyc_sparse_matrix_convert's results. */
 /* Whether rows of n would be a dim far larger than the entries of m's
  * source (a hypersparse COO or DCSR): the interpreter's sort, not arrays of
  * the dims. */
@@ -374,6 +372,7 @@ static bool source_rows(const Mat *s, const int64_t *scounts, const uint8_t *con
   return start[s->n_outer] == start[0] || start[s->n_outer] <= scounts[s->val];
 }
 
+/* Between two element formats: lyc_sparse_matrix_convert's results. */
 static int convert_elements(LyDiagEngine *d, const LycSparse *src, const int64_t *scounts, const void *const *sbufs,
                             const LycSparse *dst, int64_t *dcounts, void *const *dbufs) {
   Mat s, t;
@@ -602,7 +601,7 @@ static int gather(LyDiagEngine *d, const LycSparse *f, const Blocks *k, const Ma
 #undef NEXT
 #undef COL
   ly_free(cur);
-  if ((uint64_t)blocks > (k->pbits == 64 ? UINT64_MAX : (1ULL << k->pbits) - 1))
+  if ((uint64_t)blocks > lyc_uint_max(k->pbits))
     return 0;
   counts[0] = nbo + 1, counts[1] = blocks, counts[2] = blocks * per;
   return 1;
