@@ -131,6 +131,10 @@ typedef struct {
   /* LYC_INNER_ZIP: bytes ahead along each source row to prefetch; LYC_INNER_CONTIG
    * (aligned, not packed): bytes ahead along the run (0: none). */
   int prefetch;
+  /* bit_copy of i4 with 64-byte vectors, transposed: each full run of ym Y
+   * blocks of a tile group's rows is copied into a stack buffer first
+   * (repack.c's stage_rows). */
+  bool stage_rows;
   /* LYC_INNER_CONTIG: the loops go in source order (read one stream, write
    * a few or within a window) rather than destination order. */
   bool src_order;

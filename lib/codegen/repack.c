@@ -20,6 +20,10 @@ typedef struct {
   LLVMValueRef src, dst, tid, nth;
   LLVMTypeRef st, dt; /* element storage types: iN */
   bool nt;            /* non-temporal stores in aligned transposes */
+  LLVMValueRef stage; /* 32 lines on the stack for nibble_lanes' groups of four chunks */
+  LLVMValueRef rows;  /* the stack copy of a run's source rows (plan: stage_rows) */
+  LLVMValueRef run_so; /* while tiles read from rows: the run's first element */
+  int64_t run_bytes;  /* bytes of each row in rows */
 } Gen;
 
 static LLVMTypeRef vec(LLVMTypeRef t, int n) { return n ? LLVMVectorType(t, (unsigned)n) : t; }
@@ -948,6 +952,157 @@ static LLVMValueRef field_rows(Gen *g, LLVMValueRef *rows, int k, int nb, int bi
   return z;
 }
 
+/* The in-lane interleave of a and b (64 bytes each): lane blocks of 16
+ * bytes, byte i of a and of b side by side from i = lo * 8 (x86's unpack). */
+static LLVMValueRef unpack_bytes16(Gen *g, LLVMValueRef a, LLVMValueRef b, bool hi) {
+  LLVMValueRef m[64];
+  for (int l = 0; l < 64; l++) {
+    int block = l / 16, i = (l % 16) / 2 + (hi ? 8 : 0);
+    m[l] = LLVMConstInt(g->ir.i32, (unsigned)((l & 1 ? 64 : 0) + block * 16 + i), 0);
+  }
+  return LLVMBuildShuffleVector(g->ir.b, a, b, LLVMConstVector(m, 64), hi ? "hi" : "lo");
+}
+
+/* i4 nibbles of one chunk of 64 rows (rows at so + r * X->ss, the 16
+ * bytes from byte `piece` of each): out[j], j < 16, gets byte piece + j of
+ * every row, row r in byte r. Each vector is loaded as four 16-byte
+ * pieces of rows q, q+16, q+32, q+48 (inserts, mostly from memory), and
+ * four stages of in-lane byte interleaves transpose the 16x16 blocks of
+ * all four lanes at once: 64 byte shuffles for 16 vectors, where the
+ * network across whole vectors takes 96. With the row pieces staged
+ * (stage_rows), the rows are read from the stack. */
+static void nibble_columns(Gen *g, const LycNest *x, LLVMValueRef so, int64_t row0, LLVMValueRef piece, LLVMValueRef *out) {
+  const LycLoop *X = &x->loops[x->nloops - 1];
+  LLVMTypeRef qt = vec(g->ir.i8, 16);
+  LLVMValueRef v[16], w[16], q[4], in_run = NULL;
+  if (g->run_so) /* the tile's bytes within the staged rows */
+    in_run = lyc_div_const(&g->ir, LLVMBuildSub(g->ir.b, so, g->run_so, ""), 2, "inrun");
+  for (int r = 0; r < 16; r++) {
+    for (int l = 0; l < 4; l++) {
+      int64_t rr = row0 + r + 16 * l;
+      LLVMValueRef off = piece, row;
+      if (in_run) {
+        LLVMValueRef at_r = add(g, in_run, lyc_i64(&g->ir, rr * g->run_bytes));
+        row = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->rows, &at_r, 1, "");
+      } else
+        row = packed_src(g, so, rr * X->ss);
+      if (x->prefetch && !in_run)
+        lyc_prefetch(&g->ir, row, x->prefetch);
+      q[l] = load(g, qt, LLVMBuildGEP2(g->ir.b, g->ir.i8, row, &off, 1, ""));
+    }
+    v[r] = concat_all(g, q, 4, 16);
+  }
+  for (int stage = 0; stage < 4; stage++) { /* the same interleave four times transposes 16x16 */
+    for (int i = 0; i < 8; i++) {
+      w[2 * i] = unpack_bytes16(g, v[i], v[i + 8], false);
+      w[2 * i + 1] = unpack_bytes16(g, v[i], v[i + 8], true);
+    }
+    memcpy(v, w, sizeof v);
+  }
+  memcpy(out, v, sizeof v);
+}
+
+static LLVMValueRef splat_i16(Gen *g, unsigned c) {
+  LLVMValueRef e[32];
+  for (int i = 0; i < 32; i++)
+    e[i] = LLVMConstInt(g->ir.i16, c, 0);
+  return LLVMConstVector(e, 32);
+}
+
+/* The low (odd: high) nibbles of a column's 64 row bytes packed in pairs:
+ * byte m of each 16-bit word holds rows 2m and 2m+1's nibbles of one Y
+ * position, the low byte of word m (the high one is left over). */
+static LLVMValueRef nibble_pairs(Gen *g, LLVMValueRef col, bool odd) {
+  LLVMTypeRef wt = vec(g->ir.i16, 32);
+  LLVMValueRef w = LLVMBuildBitCast(g->ir.b, col, wt, "");
+  LLVMValueRef s4 = LLVMBuildLShr(g->ir.b, w, splat_i16(g, 4), "");
+  LLVMValueRef lo = odd ? s4 : w, hi = odd ? LLVMBuildLShr(g->ir.b, w, splat_i16(g, 8), "") : s4;
+  /* a bit select (one VPTERNLOG): the byte's low nibble from lo, the rest
+   * from hi; of the high byte, left over, nothing is kept */
+  LLVMValueRef r = LLVMBuildOr(g->ir.b, LLVMBuildAnd(g->ir.b, lo, splat_i16(g, 0x000F), ""),
+                               LLVMBuildAnd(g->ir.b, hi, splat_i16(g, 0xFFF0), ""), "nibbles");
+  return LLVMBuildBitCast(g->ir.b, r, vec(g->ir.i8, 64), "");
+}
+
+/* The even bytes of a then of b (64 bytes each): one two-source byte
+ * permute (VBMI). */
+static LLVMValueRef even_bytes(Gen *g, LLVMValueRef a, LLVMValueRef b) {
+  LLVMValueRef m[64];
+  for (int l = 0; l < 64; l++)
+    m[l] = LLVMConstInt(g->ir.i32, (unsigned)(2 * l), 0);
+  return LLVMBuildShuffleVector(g->ir.b, a, b, LLVMConstVector(m, 64), "pack");
+}
+
+/* A full transposed tile group of i4 (xg chunks of 64 rows by 64 Y
+ * positions, each position's 32 bytes of a chunk side by side; xg 1, 2 or
+ * 4) with 64-byte vectors, by byte columns: a chunk's 64 rows are 32
+ * columns of 64 bytes (nibble_columns), and a column's pairs of rows
+ * packed (nibble_pairs) are Y positions 2j and 2j+1 for those rows. Two
+ * chunks' columns make whole 64-byte lines (even_bytes); with four, the
+ * first pair's lines wait in a stack buffer so each Y position gets two
+ * consecutive lines, which stream past the cache at the write bandwidth
+ * where single lines to rows 2 KB apart do not (x_line_group). */
+static void nibble_lanes(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef dof, bool nt) {
+  const LycLoop *Yin = &x->loops[x->nloops - 2];
+  int V = g->p->vlen;
+  LLVMTypeRef lt = vec(g->ir.i8, 64);
+  LY_ASSERT(V == 64 && g->p->sbits == 4 && (t.xg == 1 || t.xg == 2 || t.xg == 4) && (t.xg < 4 || g->stage));
+  /* the two 16-byte pieces of the rows (32 Y positions each) in a loop:
+   * unrolled, the tile doubles the kernel's compile time */
+  LycLoopIR pl;
+  LLVMValueRef pi = lyc_loop_begin(&g->ir, &pl, lyc_i64(&g->ir, 0), lyc_i64(&g->ir, 2), "piece");
+  LLVMValueRef piece = lyc_mul_const(&g->ir, pi, 16, "");
+  LLVMValueRef pdof = step(g, lyc_div_const(&g->ir, dof, 2, "byte"), pi, 32 * Yin->ds / 2); /* packed_byte's */
+  {
+    for (int pair = 0; pair < (t.xg + 1) / 2; pair++) {
+      LLVMValueRef a[16], b[16];
+      nibble_columns(g, x, so, (int64_t)2 * pair * V, piece, a);
+      if (t.xg > 1)
+        nibble_columns(g, x, so, (int64_t)(2 * pair + 1) * V, piece, b);
+      for (int j = 0; j < 16; j++)
+        for (int odd = 0; odd < 2; odd++) {
+          int y = 2 * j + odd; /* within the piece */
+          LLVMValueRef byte = add(g, pdof, lyc_i64(&g->ir, (int64_t)y * Yin->ds / 2));
+          LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &byte, 1, "");
+          if (t.xg == 1) { /* 32 bytes a position: both of the column's positions in one permute */
+            if (odd)
+              continue;
+            LLVMValueRef both = even_bytes(g, nibble_pairs(g, a[j], false), nibble_pairs(g, a[j], true)), m[32];
+            for (int h = 0; h < 2; h++) {
+              for (int l = 0; l < 32; l++)
+                m[l] = LLVMConstInt(g->ir.i32, (unsigned)(32 * h + l), 0);
+              LLVMValueRef half = LLVMBuildShuffleVector(g->ir.b, both, LLVMGetUndef(lt), LLVMConstVector(m, 32), "half");
+              LLVMValueRef hb = add(g, pdof, lyc_i64(&g->ir, (int64_t)(y + h) * Yin->ds / 2));
+              store(g, half, LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &hb, 1, ""));
+            }
+            continue;
+          }
+          LLVMValueRef line = even_bytes(g, nibble_pairs(g, a[j], odd), nibble_pairs(g, b[j], odd)), first = NULL;
+          if (t.xg == 4) { /* the first 128 rows' line waits for the second's */
+            LLVMValueRef at_slot = lyc_i64(&g->ir, 2 * j + odd);
+            LLVMValueRef slot = LLVMBuildGEP2(g->ir.b, lt, g->stage, &at_slot, 1, "");
+            if (pair == 0) {
+              LLVMSetAlignment(LLVMBuildStore(g->ir.b, line, slot), 64);
+              continue;
+            }
+            first = LLVMBuildLoad2(g->ir.b, lt, slot, "");
+            LLVMSetAlignment(first, 64);
+          }
+          LLVMValueRef lines[2] = {first ? first : line, line};
+          for (int l = 0; l < (first ? 2 : 1); l++) {
+            LLVMValueRef off = lyc_i64(&g->ir, 64 * l);
+            LLVMValueRef at_l = LLVMBuildGEP2(g->ir.b, g->ir.i8, ptr, &off, 1, "");
+            if (nt)
+              store_nt(g, lines[l], at_l, 64);
+            else
+              store(g, lines[l], at_l);
+          }
+        }
+    }
+  }
+  lyc_loop_end(&g->ir, &pl);
+}
+
 /* A full tile of sub-byte elements copied as they are (k = 8/bits to a
  * byte; xt rows, a multiple of k): each k rows become one vector of V
  * destination bytes, one per Y position, and those xt/k byte rows are
@@ -967,6 +1122,10 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
   LLVMTypeRef bt = vec(g->ir.i8, nb);
   LLVMValueRef rows[64], p[8][64];
   bool whole = x->ny == 1 && Yin->ds == t.width; /* contiguous across Y: V bytes per vector (xg is 1) */
+  if (!whole && bits == 4 && V == 64 && t.xt == V && (t.xg == 1 || t.xg == 2 || (t.xg == 4 && g->stage))) {
+    nibble_lanes(g, x, t, so, dof, g->nt && x->aligned && full);
+    return;
+  }
   ZipNet z;
   bool loose = !whole && inlane_net(&z, xb, V, 8, true);
   bool fields = loose && (k <= 4 || !g->p->gfni); /* rows' fields transposed across blocks (GFNI: i1 words) */
@@ -1124,6 +1283,34 @@ static bool wide_group(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMVa
   return true;
 }
 
+/* Copies the source rows of a run of ym full Y blocks of a tile group (xg
+ * chunks of V rows from run_so) into the stack, a row's ym*V/2 bytes after
+ * another, whole lines in turn, so that the tiles' 16-byte reads
+ * (nibble_columns) find them in the L1 however the rows' addresses fall in
+ * its sets (plan: stage_rows). */
+static void stage_rows(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef run_so) {
+  const LycLoop *X = &x->loops[x->nloops - 1];
+  int V = g->p->vlen;
+  g->run_bytes = (int64_t)ym * V / 2;
+  LY_ASSERT(g->run_bytes % 64 == 0 && X->ss % 2 == 0);
+  LLVMTypeRef lt = vec(g->ir.i8, 64);
+  LLVMValueRef first = packed_src(g, run_so, 0);
+  LycLoopIR l;
+  LLVMValueRef r = lyc_loop_begin(&g->ir, &l, lyc_i64(&g->ir, 0), lyc_i64(&g->ir, (int64_t)t.xg * V), "srow");
+  LLVMValueRef from = lyc_mul_const(&g->ir, r, X->ss / 2, ""), to = lyc_mul_const(&g->ir, r, g->run_bytes, "");
+  LLVMValueRef src = LLVMBuildGEP2(g->ir.b, g->ir.i8, first, &from, 1, "");
+  LLVMValueRef dst = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->rows, &to, 1, "");
+  if (x->prefetch)
+    lyc_prefetch(&g->ir, src, x->prefetch);
+  for (int64_t k = 0; k < g->run_bytes; k += 64) {
+    LLVMValueRef off = lyc_i64(&g->ir, k);
+    LLVMValueRef v = load(g, lt, LLVMBuildGEP2(g->ir.b, g->ir.i8, src, &off, 1, ""));
+    LLVMSetAlignment(LLVMBuildStore(g->ir.b, v, LLVMBuildGEP2(g->ir.b, g->ir.i8, dst, &off, 1, "")), 64);
+  }
+  lyc_loop_end(&g->ir, &l);
+  g->run_so = run_so;
+}
+
 /* One tile group: X rows x0.. (so, dof include them), Y positions y0... */
 static void zip_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef dof, LLVMValueRef y0) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Yin = &x->loops[x->nloops - 2];
@@ -1159,6 +1346,10 @@ static void y_run(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef ycount,
     wide_bit_tile(g, x, ym, add(g, so, y0), step(g, dof, y0, Yin->ds));
     return;
   }
+  bool staged = x->stage_rows && g->rows && !ycount && ym == x->ym && t.xg == x->xg && t.xt == V && t.rows == V &&
+                t.yv == V;
+  if (staged)
+    stage_rows(g, x, t, ym, add(g, so, y0));
   LycLoopIR l;
   LLVMValueRef m = ym > 1 ? lyc_loop_begin(&g->ir, &l, lyc_i64(&g->ir, 0), ycount ? ycount : lyc_i64(&g->ir, ym), "ym")
                           : NULL;
@@ -1166,6 +1357,7 @@ static void y_run(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef ycount,
   zip_tile(g, x, t, add(g, so, y), x->ny == 1 ? step(g, dof, y, Yin->ds) : dof, y);
   if (m)
     lyc_loop_end(&g->ir, &l);
+  g->run_so = NULL;
 }
 
 /* The X rows of the Y blocks at y0: chunks of V rows, then the tail rows
@@ -1365,6 +1557,20 @@ LLVMValueRef lyc_emit_repack(LLVMModuleRef m, const LycPlan *p, const char *name
   add_attr(&g.ir, fn, LLVMAttributeFunctionIndex, "nounwind");
   g.src = LLVMGetParam(fn, 0), g.dst = LLVMGetParam(fn, 1);
   g.tid = LLVMGetParam(fn, 2), g.nth = LLVMGetParam(fn, 3);
+  int64_t rows = 0; /* the largest run of staged rows */
+  for (int i = 0; i < p->nnests; i++) {
+    const LycNest *x = &p->nests[i];
+    if (x->bit_copy && x->xg == 4 && p->sbits == 4 && p->vlen == 64 && !g.stage) {
+      g.stage = LLVMBuildArrayAlloca(g.ir.b, vec(g.ir.i8, 64), lyc_i64(&g.ir, 32), "stage");
+      LLVMSetAlignment(g.stage, 64);
+    }
+    if (x->stage_rows && (int64_t)x->xg * p->vlen * x->ym * p->vlen / 2 > rows)
+      rows = (int64_t)x->xg * p->vlen * x->ym * p->vlen / 2;
+  }
+  if (rows) {
+    g.rows = LLVMBuildArrayAlloca(g.ir.b, g.ir.i8, lyc_i64(&g.ir, rows), "rows");
+    LLVMSetAlignment(g.rows, 64);
+  }
   if (p->kind == LYC_PLAN_ELEMENTWISE)
     emit_elementwise(&g);
   for (int i = 0; i < p->nnests; i++)

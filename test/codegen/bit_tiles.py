@@ -6,8 +6,8 @@ destination byte per column (XLA's (8,1) tiles of i1, (4,1) of i2, (2,1) of i4),
 Y blocks are one wide tile (plan: ym), with Y lengths that leave blocks after the last whole
 run and tails; and i1, i2 and i4 transposes (i1 with GFNI when the host has it and LAYOUTC_GFNI
 is not 0: each 8x8 bit matrix by GF2P8AFFINEQB; otherwise k rows' fields moved across the rows).
-Checks that the wide runs (and, with --gfni, the GFNI tiles) were
-planned, so a planner change cannot quietly skip them.
+Checks that the wide runs (and, with --gfni, the GFNI tiles; with 64-byte vectors, the staged
+i4 transposes of 256-row groups) were planned, so a planner change cannot quietly skip them.
 Usage: bit_tiles.py TMPDIR [--gfni]"""
 import os
 import random
@@ -31,14 +31,17 @@ PAIRS = [
 # Transposes: i2 and i4 (and i1 without GFNI) move k rows' fields across the rows, then transpose
 # byte rows; some leave pieces of destination rows, grouped by chunks (xg).
 TRANSPOSES = [("i1", "128x192"), ("i1", "64x64"), ("i1", "64x320"), ("i2", "128x192"), ("i2", "256x128"),
-              ("i4", "128x192"), ("i4", "192x320"), ("i4", "512x256")]
+              ("i4", "128x192"), ("i4", "192x320"), ("i4", "512x256"),
+              # 64-byte vectors: groups of 256 rows whose runs of 4 Y blocks go through the stack
+              # (plan: staged), with a block left over, super-blocks, and streaming stores
+              ("i4", "1024x320"), ("i4", "2304x1280"), ("i4", "1280x2304")]
 
 
 def run(args, env):
     return subprocess.run(["layoutc"] + args, env=env, capture_output=True, text=True)
 
 
-failures = wide = gfni = 0
+failures = wide = gfni = staged = staged_want = 0
 cases = []
 for elem, shape, tiles in PAIRS:
     cases.append((f"tensor<{shape}x{elem}>", f"tensor<{shape}x{elem}, tiled_layout<<0,1>,{tiles}>>", True))
@@ -57,6 +60,9 @@ for n, (src, dst, tiled) in enumerate(cases):
         plan = run([ "repack", src, dst, "--plan"], env).stdout
         wide += tiled and " ym=" in plan
         gfni += " gfni" in plan
+        if not tiled and bits == 4 and plan.startswith("vector 64") and rows % 256 == 0 and cols >= 256:
+            staged_want += 1
+            staged += " staged" in plan
         out = {}
         for mode in ("jit", "ref"):
             path = os.path.join(tmp, f"out{n}.{vb}.{mode}")
@@ -69,6 +75,9 @@ total = 3 * len(cases)
 if wide != 3 * len(PAIRS):
     failures += 1
     print(f"FAIL: {wide} of {3 * len(PAIRS)} tiled plans have wide runs")
+if staged != staged_want:
+    failures += 1
+    print(f"FAIL: {staged} of {staged_want} i4 transposes of 256-row groups staged")
 ones = sum(src.endswith("xi1>") for src, _, _ in cases)
 if want_gfni and gfni != 3 * ones:  # every i1 plan
     failures += 1
