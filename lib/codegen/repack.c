@@ -1017,10 +1017,14 @@ static LLVMValueRef nibble_pairs(Gen *g, LLVMValueRef col, bool odd) {
   LLVMValueRef w = LLVMBuildBitCast(g->ir.b, col, wt, "");
   LLVMValueRef s4 = LLVMBuildLShr(g->ir.b, w, splat_i16(g, 4), "");
   LLVMValueRef lo = odd ? s4 : w, hi = odd ? LLVMBuildLShr(g->ir.b, w, splat_i16(g, 8), "") : s4;
-  /* a bit select (one VPTERNLOG): the byte's low nibble from lo, the rest
-   * from hi; of the high byte, left over, nothing is kept */
-  LLVMValueRef r = LLVMBuildOr(g->ir.b, LLVMBuildAnd(g->ir.b, lo, splat_i16(g, 0x000F), ""),
-                               LLVMBuildAnd(g->ir.b, hi, splat_i16(g, 0xFFF0), ""), "nibbles");
+  /* a bit select, the byte's low nibble from lo and the rest from hi, as
+   * one VPTERNLOG (64-byte vectors are AVX-512's): written as and/or, the
+   * optimiser narrows the masks to the byte that is kept and the select
+   * becomes an and and a ternary op; 0xCA: A ? B : C */
+  LLVMTypeRef qt = vec(g->ir.i64, 8);
+  LLVMValueRef args[] = {LLVMBuildBitCast(g->ir.b, splat_i16(g, 0x000F), qt, ""), LLVMBuildBitCast(g->ir.b, lo, qt, ""),
+                         LLVMBuildBitCast(g->ir.b, hi, qt, ""), LLVMConstInt(g->ir.i32, 0xCA, 0)};
+  LLVMValueRef r = lyc_intrinsic(&g->ir, "llvm.x86.avx512.pternlog.q.512", NULL, 0, args, 4);
   return LLVMBuildBitCast(g->ir.b, r, vec(g->ir.i8, 64), "");
 }
 
