@@ -970,8 +970,10 @@ static LLVMValueRef unpack_bytes16(Gen *g, LLVMValueRef a, LLVMValueRef b, bool 
  * four stages of in-lane byte interleaves transpose the 16x16 blocks of
  * all four lanes at once: 64 byte shuffles for 16 vectors, where the
  * network across whole vectors takes 96. With the row pieces staged
- * (stage_rows), the rows are read from the stack. */
-static void nibble_columns(Gen *g, const LycNest *x, LLVMValueRef so, int64_t row0, LLVMValueRef piece, LLVMValueRef *out) {
+ * (stage_rows), the rows are read from the stack. A partial tile reads
+ * `rows` rows and `bytes` bytes of each (masked); the rest are zero. */
+static void nibble_columns(Gen *g, const LycNest *x, LLVMValueRef so, int64_t row0, LLVMValueRef piece, int rows,
+                           int bytes, LLVMValueRef *out) {
   const LycLoop *X = &x->loops[x->nloops - 1];
   LLVMTypeRef qt = vec(g->ir.i8, 16);
   LLVMValueRef v[16], w[16], q[4], in_run = NULL;
@@ -980,7 +982,11 @@ static void nibble_columns(Gen *g, const LycNest *x, LLVMValueRef so, int64_t ro
   for (int r = 0; r < 16; r++) {
     for (int l = 0; l < 4; l++) {
       int64_t rr = row0 + r + 16 * l;
-      LLVMValueRef off = piece, row;
+      LLVMValueRef row;
+      if (r + 16 * l >= rows) {
+        q[l] = LLVMConstNull(qt);
+        continue;
+      }
       if (in_run) {
         LLVMValueRef at_r = add(g, in_run, lyc_i64(&g->ir, rr * g->run_bytes));
         row = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->rows, &at_r, 1, "");
@@ -988,7 +994,8 @@ static void nibble_columns(Gen *g, const LycNest *x, LLVMValueRef so, int64_t ro
         row = packed_src(g, so, rr * X->ss);
       if (x->prefetch && !in_run)
         lyc_prefetch(&g->ir, row, x->prefetch);
-      q[l] = load(g, qt, LLVMBuildGEP2(g->ir.b, g->ir.i8, row, &off, 1, ""));
+      LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, row, &piece, 1, "");
+      q[l] = bytes == 16 ? load(g, qt, ptr) : masked_load(g, qt, ptr, 16, bytes);
     }
     v[r] = concat_all(g, q, 4, 16);
   }
@@ -1037,73 +1044,96 @@ static LLVMValueRef even_bytes(Gen *g, LLVMValueRef a, LLVMValueRef b) {
   return LLVMBuildShuffleVector(g->ir.b, a, b, LLVMConstVector(m, 64), "pack");
 }
 
-/* A full transposed tile group of i4 (xg chunks of 64 rows by 64 Y
- * positions, each position's 32 bytes of a chunk side by side; xg 1, 2 or
- * 4) with 64-byte vectors, by byte columns: a chunk's 64 rows are 32
- * columns of 64 bytes (nibble_columns), and a column's pairs of rows
- * packed (nibble_pairs) are Y positions 2j and 2j+1 for those rows. Two
- * chunks' columns make whole 64-byte lines (even_bytes); with four, the
- * first pair's lines wait in a stack buffer so each Y position gets two
- * consecutive lines, which stream past the cache at the write bandwidth
- * where single lines to rows 2 KB apart do not (x_line_group). */
-static void nibble_lanes(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef dof, bool nt) {
+/* One 16-byte piece of the rows of a tile group (piece: its byte offset,
+ * 0 or 16; bytes of it valid), whose 32 Y positions start at destination
+ * byte pdof (nibble_lanes). */
+static void nibble_piece(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef pdof, LLVMValueRef piece,
+                         int bytes, bool nt) {
   const LycLoop *Yin = &x->loops[x->nloops - 2];
   int V = g->p->vlen;
   LLVMTypeRef lt = vec(g->ir.i8, 64);
-  LY_ASSERT(V == 64 && g->p->sbits == 4 && (t.xg == 1 || t.xg == 2 || t.xg == 4) && (t.xg < 4 || g->stage));
-  /* the two 16-byte pieces of the rows (32 Y positions each) in a loop:
-   * unrolled, the tile doubles the kernel's compile time */
-  LycLoopIR pl;
-  LLVMValueRef pi = lyc_loop_begin(&g->ir, &pl, lyc_i64(&g->ir, 0), lyc_i64(&g->ir, 2), "piece");
-  LLVMValueRef piece = lyc_mul_const(&g->ir, pi, 16, "");
-  LLVMValueRef pdof = step(g, lyc_div_const(&g->ir, dof, 2, "byte"), pi, 32 * Yin->ds / 2); /* packed_byte's */
-  {
-    for (int pair = 0; pair < (t.xg + 1) / 2; pair++) {
-      LLVMValueRef a[16], b[16];
-      nibble_columns(g, x, so, (int64_t)2 * pair * V, piece, a);
-      if (t.xg > 1)
-        nibble_columns(g, x, so, (int64_t)(2 * pair + 1) * V, piece, b);
-      for (int j = 0; j < 16; j++)
-        for (int odd = 0; odd < 2; odd++) {
-          int y = 2 * j + odd; /* within the piece */
-          LLVMValueRef byte = add(g, pdof, lyc_i64(&g->ir, (int64_t)y * Yin->ds / 2));
-          LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &byte, 1, "");
-          if (t.xg == 1) { /* 32 bytes a position: both of the column's positions in one permute */
-            if (odd)
-              continue;
-            LLVMValueRef both = even_bytes(g, nibble_pairs(g, a[j], false), nibble_pairs(g, a[j], true)), m[32];
-            for (int h = 0; h < 2; h++) {
-              for (int l = 0; l < 32; l++)
-                m[l] = LLVMConstInt(g->ir.i32, (unsigned)(32 * h + l), 0);
-              LLVMValueRef half = LLVMBuildShuffleVector(g->ir.b, both, LLVMGetUndef(lt), LLVMConstVector(m, 32), "half");
-              LLVMValueRef hb = add(g, pdof, lyc_i64(&g->ir, (int64_t)(y + h) * Yin->ds / 2));
-              store(g, half, LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &hb, 1, ""));
-            }
+  for (int pair = 0; pair < (t.xg + 1) / 2; pair++) {
+    LLVMValueRef a[16], b[16];
+    nibble_columns(g, x, so, (int64_t)2 * pair * V, piece, t.rows, bytes, a);
+    if (t.xg > 1)
+      nibble_columns(g, x, so, (int64_t)(2 * pair + 1) * V, piece, V, bytes, b);
+    for (int j = 0; j < bytes; j++)
+      for (int odd = 0; odd < 2; odd++) {
+        int y = 2 * j + odd; /* within the piece */
+        LLVMValueRef byte = add(g, pdof, lyc_i64(&g->ir, (int64_t)y * Yin->ds / 2));
+        LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &byte, 1, "");
+        if (t.xg == 1) { /* 32 bytes a position: both of the column's positions in one permute */
+          if (odd)
+            continue;
+          LLVMValueRef both = even_bytes(g, nibble_pairs(g, a[j], false), nibble_pairs(g, a[j], true)), m[32];
+          for (int h = 0; h < 2; h++) {
+            for (int l = 0; l < 32; l++)
+              m[l] = LLVMConstInt(g->ir.i32, (unsigned)(32 * h + l), 0);
+            LLVMValueRef half = LLVMBuildShuffleVector(g->ir.b, both, LLVMGetUndef(lt), LLVMConstVector(m, 32), "half");
+            LLVMValueRef hb = add(g, pdof, lyc_i64(&g->ir, (int64_t)(y + h) * Yin->ds / 2));
+            LLVMValueRef hp = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &hb, 1, "");
+            if (t.rows == V)
+              store(g, half, hp);
+            else /* a partial tile's rows: their bytes */
+              masked_store(g, half, hp, 32, t.rows / 2);
+          }
+          continue;
+        }
+        LLVMValueRef line = even_bytes(g, nibble_pairs(g, a[j], odd), nibble_pairs(g, b[j], odd)), first = NULL;
+        if (t.xg == 4) { /* the first 128 rows' line waits for the second's */
+          LLVMValueRef at_slot = lyc_i64(&g->ir, 2 * j + odd);
+          LLVMValueRef slot = LLVMBuildGEP2(g->ir.b, lt, g->stage, &at_slot, 1, "");
+          if (pair == 0) {
+            LLVMSetAlignment(LLVMBuildStore(g->ir.b, line, slot), 64);
             continue;
           }
-          LLVMValueRef line = even_bytes(g, nibble_pairs(g, a[j], odd), nibble_pairs(g, b[j], odd)), first = NULL;
-          if (t.xg == 4) { /* the first 128 rows' line waits for the second's */
-            LLVMValueRef at_slot = lyc_i64(&g->ir, 2 * j + odd);
-            LLVMValueRef slot = LLVMBuildGEP2(g->ir.b, lt, g->stage, &at_slot, 1, "");
-            if (pair == 0) {
-              LLVMSetAlignment(LLVMBuildStore(g->ir.b, line, slot), 64);
-              continue;
-            }
-            first = LLVMBuildLoad2(g->ir.b, lt, slot, "");
-            LLVMSetAlignment(first, 64);
-          }
-          LLVMValueRef lines[2] = {first ? first : line, line};
-          for (int l = 0; l < (first ? 2 : 1); l++) {
-            LLVMValueRef off = lyc_i64(&g->ir, 64 * l);
-            LLVMValueRef at_l = LLVMBuildGEP2(g->ir.b, g->ir.i8, ptr, &off, 1, "");
-            if (nt)
-              store_nt(g, lines[l], at_l, 64);
-            else
-              store(g, lines[l], at_l);
-          }
+          first = LLVMBuildLoad2(g->ir.b, lt, slot, "");
+          LLVMSetAlignment(first, 64);
         }
-    }
+        LLVMValueRef lines[2] = {first ? first : line, line};
+        for (int l = 0; l < (first ? 2 : 1); l++) {
+          LLVMValueRef off = lyc_i64(&g->ir, 64 * l);
+          LLVMValueRef at_l = LLVMBuildGEP2(g->ir.b, g->ir.i8, ptr, &off, 1, "");
+          if (nt)
+            store_nt(g, lines[l], at_l, 64);
+          else
+            store(g, lines[l], at_l);
+        }
+      }
   }
+}
+
+/* A transposed tile group of i4 (xg chunks of 64 rows by 64 Y positions,
+ * each position's 32 bytes of a chunk side by side; xg 1, 2 or 4) with
+ * 64-byte vectors, by byte columns: a chunk's 64 rows are 32 columns of 64
+ * bytes (nibble_columns), and a column's pairs of rows packed
+ * (nibble_pairs) are Y positions 2j and 2j+1 for those rows. Two chunks'
+ * columns make whole 64-byte lines (even_bytes); with four, the first
+ * pair's lines wait in a stack buffer so each Y position gets two
+ * consecutive lines, which stream past the cache at the write bandwidth
+ * where single lines to rows 2 KB apart do not (x_line_group). The two
+ * 16-byte pieces of the rows go in a loop (unrolled, a full tile doubles
+ * the kernel's compile time); a partial tile (fewer rows, xg 1, or fewer
+ * Y positions; both even) reads and writes only its bytes, with plain
+ * stores, its pieces unrolled when it has fewer Y positions. */
+static void nibble_lanes(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef dof, bool nt) {
+  const LycLoop *Yin = &x->loops[x->nloops - 2];
+  int V = g->p->vlen;
+  LY_ASSERT(V == 64 && g->p->sbits == 4 && (t.xg == 1 || t.xg == 2 || t.xg == 4) && (t.xg < 4 || g->stage));
+  LY_ASSERT(t.rows % 2 == 0 && t.yv % 2 == 0 && (t.xg == 1 || t.rows == V));
+  LLVMValueRef byte0 = lyc_div_const(&g->ir, dof, 2, "byte"); /* packed_byte's */
+  if (t.yv < V) {
+    for (int p = 0; p < 2 && 32 * p < t.yv; p++) {
+      int bytes = t.yv / 2 - 16 * p;
+      nibble_piece(g, x, t, so, add(g, byte0, lyc_i64(&g->ir, 32 * p * Yin->ds / 2)), lyc_i64(&g->ir, 16 * p),
+                   bytes < 16 ? bytes : 16, false);
+    }
+    return;
+  }
+  LycLoopIR pl;
+  LLVMValueRef pi = lyc_loop_begin(&g->ir, &pl, lyc_i64(&g->ir, 0), lyc_i64(&g->ir, 2), "piece");
+  nibble_piece(g, x, t, so, step(g, byte0, pi, 32 * Yin->ds / 2), lyc_mul_const(&g->ir, pi, 16, ""), 16,
+               nt && t.rows == V);
   lyc_loop_end(&g->ir, &pl);
 }
 
@@ -1323,6 +1353,11 @@ static void zip_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValu
    * Stored a Y position at a time, a tile of fewer Y positions (the last
    * Y block, or all of a Y shorter than V) stores whole pieces too. */
   bool whole_x = t.width == (X->n < V ? X->n + x->xpad : V), full = t.yv == V && whole_x;
+  if (x->bit_copy && bits == 4 && V == 64 && x->ny == 1 && Yin->ds != t.width && !x->xpad &&
+      (t.xg == 1 || t.rows == V) && t.rows == t.width && (t.rows < V || t.yv < V)) { /* a partial tile of i4 into rows apart */
+    nibble_lanes(g, x, t, so, dof, false);
+    return;
+  }
   if (x->bit_copy && t.rows == t.xt && t.yv == V &&
       t.width == t.xt && t.xt % (8 / bits) == 0 && x->ny == 1) {
     nibble_tile(g, x, t, so, dof, full);

@@ -34,7 +34,9 @@ TRANSPOSES = [("i1", "128x192"), ("i1", "64x64"), ("i1", "64x320"), ("i2", "128x
               ("i4", "128x192"), ("i4", "192x320"), ("i4", "512x256"),
               # 64-byte vectors: groups of 256 rows whose runs of 4 Y blocks go through the stack
               # (plan: staged), with a block left over, super-blocks, and streaming stores
-              ("i4", "1024x320"), ("i4", "2304x1280"), ("i4", "1280x2304")]
+              ("i4", "1024x320"), ("i4", "2304x1280"), ("i4", "1280x2304"),
+              # partial 64-wide tiles by byte columns: rows and Y positions left over
+              ("i4", "600x520"), ("i4", "520x560")]
 
 
 def run(args, env):
