@@ -81,6 +81,9 @@ static const Case cases[] = {
      {32, 64, 56, 56}, dnnl_f32, dnnl_f16, dnnl_abcd, dnnl_aBcd16b, {0}, {0}},
     {"nChw16c->nhwc f32 32x64x56x56", "tensor<32x64x56x56xf32, \"nChw16c\">", "tensor<32x64x56x56xf32, \"nhwc\">", 4,
      {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_aBcd16b, dnnl_acdb, {0}, {0}},
+    /* int8 weights transposed: byte tiles. */
+    {"transpose s8 4096x4096", "tensor<4096x4096xi8>", "tensor<4096x4096xi8, tiled_layout<<1,0>>>", 2, {4096, 4096},
+     dnnl_s8, dnnl_s8, dnnl_ab, dnnl_ba, {0}, {0}},
     {"transpose f32 6000x5000 (odd sizes)", "tensor<6000x5000xf32>", "tensor<6000x5000xf32, tiled_layout<<1,0>>>", 2,
      {6000, 5000}, dnnl_f32, dnnl_f32, dnnl_ab, dnnl_ba, {0}, {0}},
     /* In the cache, rows a power of two apart: each tile's rows share their cache sets. */

@@ -131,7 +131,10 @@ typedef struct {
   /* LYC_INNER_ZIP: bytes ahead along each source row to prefetch; LYC_INNER_CONTIG
    * (aligned, not packed): bytes ahead along the run (0: none). */
   int prefetch;
-  /* bit_copy of i4 with 64-byte vectors, transposed: each full run of ym Y
+  /* LYC_INNER_ZIP, i8 to i8 with 32-wide tiles on a host with 64-byte
+   * vectors: full tile groups go by byte columns (repack.c's nibble_lanes). */
+  bool byte_lanes;
+  /* bit_copy of i4 with 64-byte vectors, or byte_lanes, transposed: each full run of ym Y
    * blocks of a tile group's rows is copied into a stack buffer first
    * (repack.c's stage_rows). */
   bool stage_rows;
@@ -160,6 +163,7 @@ typedef struct {
   bool resident;       /* both sides fit under the non-temporal threshold: stores stay cached */
   bool few_row_runs;   /* the target's: past the cache, sweeps of few rows take runs of Y blocks */
   bool gfni;           /* i1 bit tiles transpose with GF2P8AFFINEQB (repack.c's transpose_words) */
+  bool zmm;            /* the host has 64-byte vectors (i8 byte_lanes) */
   int lookup_bytes;    /* vector conversions look their codes up in tables this wide (lyc_emit_convert_lookup); 0: no */
 } LycPlan;
 

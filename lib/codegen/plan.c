@@ -261,7 +261,7 @@ static int x_line_group(const LycNest *x, int V, int dbits) {
   if (X->n < V || (x->ny == 1 && Y->ds == V) || (x->packed && unit >= LINE_BYTES))
     return 1;
   int xg = unit < LINE_BYTES ? LINE_BYTES / unit : unit == LINE_BYTES ? 2 : 1;
-  if (x->bit_copy && dbits == 4 && V == 64) /* nibble_lanes: two lines a position (nibble_rows) */
+  if ((x->bit_copy && dbits == 4 && V == 64) || x->byte_lanes) /* nibble_lanes: two lines a position (nibble_rows) */
     xg = 4;
   if (xg > 4)
     xg = 4; /* 16-byte vectors narrowed to 8-byte pieces: registers run out first */
@@ -611,14 +611,19 @@ static bool contig_packed_aligned(const LycNest *x, const LycPlan *p) {
  * the copy, 128 rows of 64 bytes at 0.44x, 256 of 64 at 0.52x. */
 #define NIBBLE_RUN_BLOCKS 4
 #define NIBBLE_SUPER 1024
+#define NIBBLE_SUPER_BYTES (4 << 20)
 static bool nibble_rows(LycNest *x, int V, int sbits) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
-  if (!x->bit_copy || sbits != 4 || V != 64 || x->xg != 4 || x->ny != 1 || Y->ds == V || Y->n < NIBBLE_RUN_BLOCKS * V)
+  if (!((x->bit_copy && sbits == 4 && V == 64) || x->byte_lanes) || x->xg != 4 || x->ny != 1 || Y->ds == V ||
+      Y->n < NIBBLE_RUN_BLOCKS * V)
     return false;
   x->ym = NIBBLE_RUN_BLOCKS;
   x->prefetch = 0;
-  if (X->n > NIBBLE_SUPER && X->n % NIBBLE_SUPER == 0)
-    x->xsuper = NIBBLE_SUPER;
+  int64_t super = NIBBLE_SUPER, row_bytes = X->ss * sbits / 8;
+  while (super > group_rows(x, V) && super * row_bytes > NIBBLE_SUPER_BYTES)
+    super /= 2;
+  if (X->n > super && X->n % super == 0)
+    x->xsuper = super;
   return true;
 }
 
@@ -656,7 +661,10 @@ static void shape_nest(LycNest *x, const LycPlan *p, bool same) {
     }
     x->packed = sub;
     x->bit_copy = sub && same; /* same element: same width */
+    x->byte_lanes = !sub && same && sbits == 8 && V == 32 && p->zmm && x->ny == 1 &&
+                    x->loops[x->nloops - 2].ds != V;
     x->xg = x_line_group(x, V, dbits);
+    x->byte_lanes = x->byte_lanes && x->xg >= 2;
     x->aligned = zip_aligned(x, V, dbits);
     bool sweeps = group_sweeps(x, V, sbytes, p);
     x->xsuper = sweeps                                  ? group_rows(x, V)
@@ -1061,6 +1069,7 @@ bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const Ly
     p->vlen = most;
   p->few_row_runs = tgt->few_row_runs;
   p->gfni = p->sbits == 1 && p->dbits == 1 && p->vlen <= tgt->gfni_bytes; /* vlen bytes per bit tile */
+  p->zmm = tgt->vector_bytes >= 64;
   bool real = lyElemGetKind(src->elem) != LY_ELEM_KIND_COMPLEX && lyElemGetKind(dst->elem) != LY_ELEM_KIND_COMPLEX;
   if (real && src->elem != dst->elem && p->sbits <= 4 && p->dbits <= 16) /* 16 codes at most: tables */
     p->lookup_bytes = tgt->pshufb_bytes < tgt->vector_bytes ? tgt->pshufb_bytes : tgt->vector_bytes;

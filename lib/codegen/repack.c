@@ -977,8 +977,11 @@ static void nibble_columns(Gen *g, const LycNest *x, LLVMValueRef so, int64_t ro
   const LycLoop *X = &x->loops[x->nloops - 1];
   LLVMTypeRef qt = vec(g->ir.i8, 16);
   LLVMValueRef v[16], w[16], q[4], in_run = NULL;
-  if (g->run_so) /* the tile's bytes within the staged rows */
-    in_run = lyc_div_const(&g->ir, LLVMBuildSub(g->ir.b, so, g->run_so, ""), 2, "inrun");
+  if (g->run_so) { /* the tile's bytes within the staged rows */
+    in_run = LLVMBuildSub(g->ir.b, so, g->run_so, "");
+    if (g->p->sbits == 4)
+      in_run = lyc_div_const(&g->ir, in_run, 2, "inrun");
+  }
   for (int r = 0; r < 16; r++) {
     for (int l = 0; l < 4; l++) {
       int64_t rr = row0 + r + 16 * l;
@@ -991,7 +994,7 @@ static void nibble_columns(Gen *g, const LycNest *x, LLVMValueRef so, int64_t ro
         LLVMValueRef at_r = add(g, in_run, lyc_i64(&g->ir, rr * g->run_bytes));
         row = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->rows, &at_r, 1, "");
       } else
-        row = packed_src(g, so, rr * X->ss);
+        row = g->p->sbits == 4 ? packed_src(g, so, rr * X->ss) : at(g, g->src, add(g, so, lyc_i64(&g->ir, rr * X->ss)), 1);
       if (x->prefetch && !in_run)
         lyc_prefetch(&g->ir, row, x->prefetch);
       LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, row, &piece, 1, "");
@@ -1045,24 +1048,29 @@ static LLVMValueRef even_bytes(Gen *g, LLVMValueRef a, LLVMValueRef b) {
 }
 
 /* One 16-byte piece of the rows of a tile group (piece: its byte offset,
- * 0 or 16; bytes of it valid), whose 32 Y positions start at destination
- * byte pdof (nibble_lanes). */
+ * 0 or 16; bytes of it valid), whose Y positions (i4: 32, i8: 16) start at
+ * destination byte pdof (nibble_lanes). A Y position's run is made of
+ * lines of R rows (i4: 128, two chunks' columns packed; i8: 64, one
+ * column), xg * V / R of them (1 or 2; i4 with xg 1: half a line). */
 static void nibble_piece(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef pdof, LLVMValueRef piece,
                          int bytes, bool nt) {
   const LycLoop *Yin = &x->loops[x->nloops - 2];
-  int V = g->p->vlen;
+  int V = g->p->vlen, bits = g->p->sbits, R = bits == 4 ? 128 : 64, nlines = t.xg * V / R;
+  int64_t ybytes = Yin->ds * bits / 8; /* between Y positions; even ds for i4 (whole_bytes) */
   LLVMTypeRef lt = vec(g->ir.i8, 64);
-  for (int pair = 0; pair < (t.xg + 1) / 2; pair++) {
+  if (nlines == 0) /* i4, one chunk: nlines would be one half */
+    nlines = 1;
+  for (int line = 0; line < nlines; line++) {
     LLVMValueRef a[16], b[16];
-    nibble_columns(g, x, so, (int64_t)2 * pair * V, piece, t.rows, bytes, a);
-    if (t.xg > 1)
-      nibble_columns(g, x, so, (int64_t)(2 * pair + 1) * V, piece, V, bytes, b);
+    nibble_columns(g, x, so, (int64_t)line * R, piece, bits == 4 ? t.rows : 64, bytes, a);
+    if (bits == 4 && t.xg > 1)
+      nibble_columns(g, x, so, (int64_t)line * R + V, piece, V, bytes, b);
     for (int j = 0; j < bytes; j++)
-      for (int odd = 0; odd < 2; odd++) {
-        int y = 2 * j + odd; /* within the piece */
-        LLVMValueRef byte = add(g, pdof, lyc_i64(&g->ir, (int64_t)y * Yin->ds / 2));
+      for (int odd = 0; odd < (bits == 4 ? 2 : 1); odd++) {
+        int y = bits == 4 ? 2 * j + odd : j; /* within the piece */
+        LLVMValueRef byte = add(g, pdof, lyc_i64(&g->ir, y * ybytes));
         LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &byte, 1, "");
-        if (t.xg == 1) { /* 32 bytes a position: both of the column's positions in one permute */
+        if (bits == 4 && t.xg == 1) { /* 32 bytes a position: both of the column's positions in one permute */
           if (odd)
             continue;
           LLVMValueRef both = even_bytes(g, nibble_pairs(g, a[j], false), nibble_pairs(g, a[j], true)), m[32];
@@ -1070,7 +1078,7 @@ static void nibble_piece(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVM
             for (int l = 0; l < 32; l++)
               m[l] = LLVMConstInt(g->ir.i32, (unsigned)(32 * h + l), 0);
             LLVMValueRef half = LLVMBuildShuffleVector(g->ir.b, both, LLVMGetUndef(lt), LLVMConstVector(m, 32), "half");
-            LLVMValueRef hb = add(g, pdof, lyc_i64(&g->ir, (int64_t)(y + h) * Yin->ds / 2));
+            LLVMValueRef hb = add(g, pdof, lyc_i64(&g->ir, (y + h) * ybytes));
             LLVMValueRef hp = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &hb, 1, "");
             if (t.rows == V)
               store(g, half, hp);
@@ -1079,18 +1087,19 @@ static void nibble_piece(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVM
           }
           continue;
         }
-        LLVMValueRef line = even_bytes(g, nibble_pairs(g, a[j], odd), nibble_pairs(g, b[j], odd)), first = NULL;
-        if (t.xg == 4) { /* the first 128 rows' line waits for the second's */
+        LLVMValueRef first = NULL, cur = bits == 4 ? even_bytes(g, nibble_pairs(g, a[j], odd), nibble_pairs(g, b[j], odd))
+                                                   : a[j];
+        if (nlines == 2) { /* the first line waits for the second */
           LLVMValueRef at_slot = lyc_i64(&g->ir, 2 * j + odd);
           LLVMValueRef slot = LLVMBuildGEP2(g->ir.b, lt, g->stage, &at_slot, 1, "");
-          if (pair == 0) {
-            LLVMSetAlignment(LLVMBuildStore(g->ir.b, line, slot), 64);
+          if (line == 0) {
+            LLVMSetAlignment(LLVMBuildStore(g->ir.b, cur, slot), 64);
             continue;
           }
           first = LLVMBuildLoad2(g->ir.b, lt, slot, "");
           LLVMSetAlignment(first, 64);
         }
-        LLVMValueRef lines[2] = {first ? first : line, line};
+        LLVMValueRef lines[2] = {first ? first : cur, cur};
         for (int l = 0; l < (first ? 2 : 1); l++) {
           LLVMValueRef off = lyc_i64(&g->ir, 64 * l);
           LLVMValueRef at_l = LLVMBuildGEP2(g->ir.b, g->ir.i8, ptr, &off, 1, "");
@@ -1118,22 +1127,24 @@ static void nibble_piece(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVM
  * stores, its pieces unrolled when it has fewer Y positions. */
 static void nibble_lanes(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValueRef dof, bool nt) {
   const LycLoop *Yin = &x->loops[x->nloops - 2];
-  int V = g->p->vlen;
-  LY_ASSERT(V == 64 && g->p->sbits == 4 && (t.xg == 1 || t.xg == 2 || t.xg == 4) && (t.xg < 4 || g->stage));
-  LY_ASSERT(t.rows % 2 == 0 && t.yv % 2 == 0 && (t.xg == 1 || t.rows == V));
-  LLVMValueRef byte0 = lyc_div_const(&g->ir, dof, 2, "byte"); /* packed_byte's */
+  int V = g->p->vlen, bits = g->p->sbits, per = 16 * 8 / bits; /* Y positions a piece */
+  int64_t ybytes = Yin->ds * bits / 8;
+  LY_ASSERT(bits == 4 ? V == 64 && (t.xg == 1 || t.xg == 2 || t.xg == 4) && t.rows % 2 == 0 && t.yv % 2 == 0 &&
+                            (t.xg == 1 || t.rows == V)
+                      : bits == 8 && V == 32 && (t.xg == 2 || t.xg == 4) && t.rows == V);
+  LY_ASSERT(t.xg * V / (bits == 4 ? 128 : 64) < 2 || g->stage);
+  LLVMValueRef byte0 = bits == 4 ? lyc_div_const(&g->ir, dof, 2, "byte") : dof; /* packed_byte's */
   if (t.yv < V) {
-    for (int p = 0; p < 2 && 32 * p < t.yv; p++) {
-      int bytes = t.yv / 2 - 16 * p;
-      nibble_piece(g, x, t, so, add(g, byte0, lyc_i64(&g->ir, 32 * p * Yin->ds / 2)), lyc_i64(&g->ir, 16 * p),
+    for (int p = 0; p < 2 && per * p < t.yv; p++) {
+      int bytes = t.yv * bits / 8 - 16 * p;
+      nibble_piece(g, x, t, so, add(g, byte0, lyc_i64(&g->ir, per * p * ybytes)), lyc_i64(&g->ir, 16 * p),
                    bytes < 16 ? bytes : 16, false);
     }
     return;
   }
   LycLoopIR pl;
   LLVMValueRef pi = lyc_loop_begin(&g->ir, &pl, lyc_i64(&g->ir, 0), lyc_i64(&g->ir, 2), "piece");
-  nibble_piece(g, x, t, so, step(g, byte0, pi, 32 * Yin->ds / 2), lyc_mul_const(&g->ir, pi, 16, ""), 16,
-               nt && t.rows == V);
+  nibble_piece(g, x, t, so, step(g, byte0, pi, per * ybytes), lyc_mul_const(&g->ir, pi, 16, ""), 16, nt && t.rows == V);
   lyc_loop_end(&g->ir, &pl);
 }
 
@@ -1325,13 +1336,14 @@ static bool wide_group(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMVa
 static void stage_rows(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef run_so) {
   const LycLoop *X = &x->loops[x->nloops - 1];
   int V = g->p->vlen;
-  g->run_bytes = (int64_t)ym * V / 2;
-  LY_ASSERT(g->run_bytes % 64 == 0 && X->ss % 2 == 0);
+  int bits = g->p->sbits;
+  g->run_bytes = (int64_t)ym * V * bits / 8;
+  LY_ASSERT(g->run_bytes % 64 == 0 && X->ss * bits % 8 == 0);
   LLVMTypeRef lt = vec(g->ir.i8, 64);
-  LLVMValueRef first = packed_src(g, run_so, 0);
+  LLVMValueRef first = bits == 4 ? packed_src(g, run_so, 0) : at(g, g->src, run_so, 1);
   LycLoopIR l;
   LLVMValueRef r = lyc_loop_begin(&g->ir, &l, lyc_i64(&g->ir, 0), lyc_i64(&g->ir, (int64_t)t.xg * V), "srow");
-  LLVMValueRef from = lyc_mul_const(&g->ir, r, X->ss / 2, ""), to = lyc_mul_const(&g->ir, r, g->run_bytes, "");
+  LLVMValueRef from = lyc_mul_const(&g->ir, r, X->ss * bits / 8, ""), to = lyc_mul_const(&g->ir, r, g->run_bytes, "");
   LLVMValueRef src = LLVMBuildGEP2(g->ir.b, g->ir.i8, first, &from, 1, "");
   LLVMValueRef dst = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->rows, &to, 1, "");
   if (x->prefetch)
@@ -1356,6 +1368,10 @@ static void zip_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValu
   if (x->bit_copy && bits == 4 && V == 64 && x->ny == 1 && Yin->ds != t.width && !x->xpad &&
       (t.xg == 1 || t.rows == V) && t.rows == t.width && (t.rows < V || t.yv < V)) { /* a partial tile of i4 into rows apart */
     nibble_lanes(g, x, t, so, dof, false);
+    return;
+  }
+  if (x->byte_lanes && t.rows == V && t.width == V && (t.xg == 2 || (t.xg == 4 && g->stage))) { /* i8 by byte columns */
+    nibble_lanes(g, x, t, so, dof, full && g->nt && x->aligned);
     return;
   }
   if (x->bit_copy && t.rows == t.xt && t.yv == V &&
@@ -1599,12 +1615,13 @@ LLVMValueRef lyc_emit_repack(LLVMModuleRef m, const LycPlan *p, const char *name
   int64_t rows = 0; /* the largest run of staged rows */
   for (int i = 0; i < p->nnests; i++) {
     const LycNest *x = &p->nests[i];
-    if (x->bit_copy && x->xg == 4 && p->sbits == 4 && p->vlen == 64 && !g.stage) {
+    if (((x->bit_copy && p->sbits == 4 && p->vlen == 64) || x->byte_lanes) && x->xg == 4 && !g.stage) {
       g.stage = LLVMBuildArrayAlloca(g.ir.b, vec(g.ir.i8, 64), lyc_i64(&g.ir, 32), "stage");
       LLVMSetAlignment(g.stage, 64);
     }
-    if (x->stage_rows && (int64_t)x->xg * p->vlen * x->ym * p->vlen / 2 > rows)
-      rows = (int64_t)x->xg * p->vlen * x->ym * p->vlen / 2;
+    int64_t run = (int64_t)x->xg * p->vlen * x->ym * p->vlen * p->sbits / 8; /* rows * bytes */
+    if (x->stage_rows && run > rows)
+      rows = run;
   }
   if (rows) {
     g.rows = LLVMBuildArrayAlloca(g.ir.b, g.ir.i8, lyc_i64(&g.ir, rows), "rows");
