@@ -594,10 +594,11 @@ static bool contig_packed_aligned(const LycNest *x, const LycPlan *p) {
   return ((int64_t)lyc_contig_chunk(p) * p->dbits) % (LINE_BYTES * 8) == 0 && (g * p->dbits) % (LINE_BYTES * 8) == 0;
 }
 
-/* Transposes of i4 with 64-byte vectors (repack.c's nibble_lanes: groups
- * of four 64-row chunks, so each destination row gets two consecutive
- * lines) read each full run of NIBBLE_RUN_BLOCKS Y blocks of a group's 256
- * rows, two lines a row, into a stack buffer first (stage_rows), and the
+/* Transposes of i4 with 64-byte vectors and of i8 by byte columns
+ * (byte_lanes) (repack.c's nibble_lanes: groups of four chunks, 256 rows
+ * of i4 or 128 of i8, so each destination row gets two consecutive lines)
+ * read each full run of NIBBLE_RUN_BLOCKS Y blocks of a group's rows, two
+ * lines a row, into a stack buffer first (stage_rows), and the
  * tiles read their 16-byte pieces from there: read in place, a row's line
  * was fetched four times, from wherever the other 255 rows had left it
  * (rows 2 KB apart share two L1 sets). No prefetch (the copy reads the
@@ -608,7 +609,9 @@ static bool contig_packed_aligned(const LycNest *x, const LycPlan *p) {
  * Runs of 2 and 8 blocks: 14.2-14.9 and 12.3-13.1 at 4096; with the
  * prefetch 17.1-19.6. The microbenchmark of the pattern alone (loads and
  * streaming stores, no shuffles) put 256 rows of 128 bytes at 0.76x of
- * the copy, 128 rows of 64 bytes at 0.44x, 256 of 64 at 0.52x. */
+ * the copy, 128 rows of 64 bytes at 0.44x, 256 of 64 at 0.52x. A sweep's
+ * rows stay within NIBBLE_SUPER_BYTES (i8 8192x8192, rows of 8 KB: 512
+ * rows a super-block, 8.6-9.4 GB/s with 1024, 9.6-11 with 256-512). */
 #define NIBBLE_RUN_BLOCKS 4
 #define NIBBLE_SUPER 1024
 #define NIBBLE_SUPER_BYTES (4 << 20)
