@@ -163,7 +163,8 @@ typedef struct {
   bool resident;       /* both sides fit under the non-temporal threshold: stores stay cached */
   bool few_row_runs;   /* the target's: past the cache, sweeps of few rows take runs of Y blocks */
   bool gfni;           /* i1 bit tiles transpose with GF2P8AFFINEQB (repack.c's transpose_words) */
-  bool zmm;            /* the host has 64-byte vectors (i8 byte_lanes) */
+  bool zmm;            /* the target has 64-byte vectors (i8 byte_lanes) */
+  bool ternlog;        /* nibble_pairs' bit select as VPTERNLOG (the host has AVX-512F) */
   int lookup_bytes;    /* vector conversions look their codes up in tables this wide (lyc_emit_convert_lookup); 0: no */
 } LycPlan;
 
@@ -178,6 +179,7 @@ typedef struct {
   int gfni_bytes;       /* widest vector GF2P8AFFINEQB takes on the host (16, 32, 64); 0: none */
   int pshufb_bytes;     /* widest vector PSHUFB takes on the host (16, 32, 64); 0: none */
   int compress_bits;    /* narrowest lanes AVX-512's compress packs in 128- to 512-bit vectors (8, 32); 0: none */
+  bool ternlog;         /* the host has AVX-512's VPTERNLOG (whatever vector_bytes says) */
 } LycTarget;
 
 /* Plans a checked pair with byte-sized elements. false on allocation failure. */

@@ -146,6 +146,7 @@ void lyc_host_target(LycTarget *t) {
   const char *cv = getenv("LAYOUTC_COMPRESS");
   bool compress = has_feature(f, "avx512f") && has_feature(f, "avx512vl") && !(cv && !strcmp(cv, "0"));
   t->compress_bits = !compress ? 0 : has_feature(f, "avx512vbmi2") ? 8 : 32;
+  t->ternlog = has_feature(f, "avx512f");
 }
 
 /* ===== Reads for ownership ========================================================== */

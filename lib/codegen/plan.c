@@ -1073,6 +1073,7 @@ bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const Ly
   p->few_row_runs = tgt->few_row_runs;
   p->gfni = p->sbits == 1 && p->dbits == 1 && p->vlen <= tgt->gfni_bytes; /* vlen bytes per bit tile */
   p->zmm = tgt->vector_bytes >= 64;
+  p->ternlog = tgt->ternlog;
   bool real = lyElemGetKind(src->elem) != LY_ELEM_KIND_COMPLEX && lyElemGetKind(dst->elem) != LY_ELEM_KIND_COMPLEX;
   if (real && src->elem != dst->elem && p->sbits <= 4 && p->dbits <= 16) /* 16 codes at most: tables */
     p->lookup_bytes = tgt->pshufb_bytes < tgt->vector_bytes ? tgt->pshufb_bytes : tgt->vector_bytes;

@@ -1028,9 +1028,15 @@ static LLVMValueRef nibble_pairs(Gen *g, LLVMValueRef col, bool odd) {
   LLVMValueRef s4 = LLVMBuildLShr(g->ir.b, w, splat_i16(g, 4), "");
   LLVMValueRef lo = odd ? s4 : w, hi = odd ? LLVMBuildLShr(g->ir.b, w, splat_i16(g, 8), "") : s4;
   /* a bit select, the byte's low nibble from lo and the rest from hi, as
-   * one VPTERNLOG (64-byte vectors are AVX-512's): written as and/or, the
-   * optimiser narrows the masks to the byte that is kept and the select
-   * becomes an and and a ternary op; 0xCA: A ? B : C */
+   * one VPTERNLOG where the host has it: written as and/or, the optimiser
+   * narrows the masks to the byte that is kept and the select becomes an
+   * and and a ternary op; 0xCA: A ? B : C. Elsewhere (64-byte plans on
+   * narrower hosts, for the tests) the and/or. */
+  if (!g->p->ternlog) {
+    LLVMValueRef r = LLVMBuildOr(g->ir.b, LLVMBuildAnd(g->ir.b, lo, splat_i16(g, 0x000F), ""),
+                                 LLVMBuildAnd(g->ir.b, hi, splat_i16(g, 0xFFF0), ""), "nibbles");
+    return LLVMBuildBitCast(g->ir.b, r, vec(g->ir.i8, 64), "");
+  }
   LLVMTypeRef qt = vec(g->ir.i64, 8);
   LLVMValueRef args[] = {LLVMBuildBitCast(g->ir.b, splat_i16(g, 0x000F), qt, ""), LLVMBuildBitCast(g->ir.b, lo, qt, ""),
                          LLVMBuildBitCast(g->ir.b, hi, qt, ""), LLVMConstInt(g->ir.i32, 0xCA, 0)};
