@@ -465,13 +465,15 @@ typedef struct {
  * chunk of a contiguous sub-byte run: 512 i1 elements). */
 #define MAX_LANES 512
 
-/* n lanes of the i8 constant c. */
-static LLVMValueRef splat_i8(Gen *g, unsigned c, int n) {
+/* n lanes of the integer constant c of type t. */
+static LLVMValueRef splat_int(LLVMTypeRef t, unsigned c, int n) {
   LLVMValueRef m[MAX_LANES];
   for (int i = 0; i < n; i++)
-    m[i] = LLVMConstInt(g->ir.i8, c, 0);
+    m[i] = LLVMConstInt(t, c, 0);
   return LLVMConstVector(m, (unsigned)n);
 }
+
+static LLVMValueRef splat_i8(Gen *g, unsigned c, int n) { return splat_int(g->ir.i8, c, n); }
 
 static LLVMValueRef lane_mask(Gen *g, int n, int valid) {
   LLVMValueRef m[MAX_LANES];
@@ -575,13 +577,16 @@ static LLVMValueRef packed_byte(Gen *g, LLVMValueRef base, int64_t off, int bits
   return add(g, lyc_div_const(&g->ir, base, k, "byte"), lyc_i64(&g->ir, off / k));
 }
 
-/* The source byte of packed element offset so + off (packed_byte). */
-static LLVMValueRef packed_src(Gen *g, LLVMValueRef so, int64_t off) {
+/* The source address of element offset so + off: packed, its byte
+ * (packed_byte; an element offset would point twice as far or more). */
+static LLVMValueRef src_at(Gen *g, LLVMValueRef so, int64_t off) {
+  if (g->p->sbits >= 8)
+    return at(g, g->src, add(g, so, lyc_i64(&g->ir, off)), g->p->sbytes);
   LLVMValueRef byte = packed_byte(g, so, off, g->p->sbits);
   return LLVMBuildGEP2(g->ir.b, g->ir.i8, g->src, &byte, 1, "");
 }
 
-/* V sub-byte source elements from ptr (packed_src), one per i8 lane; only
+/* V sub-byte source elements from ptr (src_at), one per i8 lane; only
  * the bytes of the first `valid` are read (a last byte they share with
  * later elements whole). */
 static LLVMValueRef load_unpacked(Gen *g, LLVMValueRef ptr, int V, int valid) {
@@ -594,7 +599,7 @@ static LLVMValueRef load_unpacked(Gen *g, LLVMValueRef ptr, int V, int valid) {
  * elements per byte), one per lane; only the first `valid` are read. */
 static LLVMValueRef load_chunk(Gen *g, LLVMValueRef so, int E, int valid) {
   if (g->p->sbits < 8)
-    return load_unpacked(g, packed_src(g, so, 0), E, valid);
+    return load_unpacked(g, src_at(g, so, 0), E, valid);
   LLVMTypeRef vt = vec(g->st, E);
   LLVMValueRef ptr = at(g, g->src, so, g->p->sbytes);
   return valid == E ? load(g, vt, ptr) : masked_load(g, vt, ptr, E, valid);
@@ -838,9 +843,7 @@ static void tile_vectors(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVM
     if (r >= t.rows)
       out[r] = LLVMConstNull(vt); /* padding rows: zero, and never stored */
     else {
-      /* packed rows: their byte (an element offset would point twice as far or more) */
-      LLVMValueRef ptr = g->p->sbits < 8 ? packed_src(g, so, r * X->ss)
-                                         : at(g, g->src, add(g, so, lyc_i64(&g->ir, r * X->ss)), g->p->sbytes);
+      LLVMValueRef ptr = src_at(g, so, r * X->ss);
       if (x->prefetch && t.yv == V)
         lyc_prefetch(&g->ir, ptr, x->prefetch);
       LY_ASSERT(g->p->sbits >= 8 || t.yv % (8 / g->p->sbits) == 0); /* whole bytes (whole_bytes) */
@@ -994,7 +997,7 @@ static void nibble_columns(Gen *g, const LycNest *x, LLVMValueRef so, int64_t ro
         LLVMValueRef at_r = add(g, in_run, lyc_i64(&g->ir, rr * g->run_bytes));
         row = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->rows, &at_r, 1, "");
       } else
-        row = g->p->sbits == 4 ? packed_src(g, so, rr * X->ss) : at(g, g->src, add(g, so, lyc_i64(&g->ir, rr * X->ss)), 1);
+        row = src_at(g, so, rr * X->ss);
       if (x->prefetch && !in_run)
         lyc_prefetch(&g->ir, row, x->prefetch);
       LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, row, &piece, 1, "");
@@ -1012,34 +1015,28 @@ static void nibble_columns(Gen *g, const LycNest *x, LLVMValueRef so, int64_t ro
   memcpy(out, v, sizeof v);
 }
 
-static LLVMValueRef splat_i16(Gen *g, unsigned c) {
-  LLVMValueRef e[32];
-  for (int i = 0; i < 32; i++)
-    e[i] = LLVMConstInt(g->ir.i16, c, 0);
-  return LLVMConstVector(e, 32);
-}
-
 /* The low (odd: high) nibbles of a column's 64 row bytes packed in pairs:
  * byte m of each 16-bit word holds rows 2m and 2m+1's nibbles of one Y
  * position, the low byte of word m (the high one is left over). */
 static LLVMValueRef nibble_pairs(Gen *g, LLVMValueRef col, bool odd) {
   LLVMTypeRef wt = vec(g->ir.i16, 32);
   LLVMValueRef w = LLVMBuildBitCast(g->ir.b, col, wt, "");
-  LLVMValueRef s4 = LLVMBuildLShr(g->ir.b, w, splat_i16(g, 4), "");
-  LLVMValueRef lo = odd ? s4 : w, hi = odd ? LLVMBuildLShr(g->ir.b, w, splat_i16(g, 8), "") : s4;
+  LLVMValueRef s4 = LLVMBuildLShr(g->ir.b, w, splat_int(g->ir.i16, 4, 32), "");
+  LLVMValueRef lo = odd ? s4 : w, hi = odd ? LLVMBuildLShr(g->ir.b, w, splat_int(g->ir.i16, 8, 32), "") : s4;
   /* a bit select, the byte's low nibble from lo and the rest from hi, as
    * one VPTERNLOG where the host has it: written as and/or, the optimiser
    * narrows the masks to the byte that is kept and the select becomes an
    * and and a ternary op; 0xCA: A ? B : C. Elsewhere (64-byte plans on
    * narrower hosts, for the tests) the and/or. */
   if (!g->p->ternlog) {
-    LLVMValueRef r = LLVMBuildOr(g->ir.b, LLVMBuildAnd(g->ir.b, lo, splat_i16(g, 0x000F), ""),
-                                 LLVMBuildAnd(g->ir.b, hi, splat_i16(g, 0xFFF0), ""), "nibbles");
+    LLVMValueRef r = LLVMBuildOr(g->ir.b, LLVMBuildAnd(g->ir.b, lo, splat_int(g->ir.i16, 0x000F, 32), ""),
+                                 LLVMBuildAnd(g->ir.b, hi, splat_int(g->ir.i16, 0xFFF0, 32), ""), "nibbles");
     return LLVMBuildBitCast(g->ir.b, r, vec(g->ir.i8, 64), "");
   }
   LLVMTypeRef qt = vec(g->ir.i64, 8);
-  LLVMValueRef args[] = {LLVMBuildBitCast(g->ir.b, splat_i16(g, 0x000F), qt, ""), LLVMBuildBitCast(g->ir.b, lo, qt, ""),
-                         LLVMBuildBitCast(g->ir.b, hi, qt, ""), LLVMConstInt(g->ir.i32, 0xCA, 0)};
+  LLVMValueRef mask = LLVMBuildBitCast(g->ir.b, splat_int(g->ir.i16, 0x000F, 32), qt, "");
+  LLVMValueRef args[] = {mask, LLVMBuildBitCast(g->ir.b, lo, qt, ""), LLVMBuildBitCast(g->ir.b, hi, qt, ""),
+                         LLVMConstInt(g->ir.i32, 0xCA, 0)};
   LLVMValueRef r = lyc_intrinsic(&g->ir, "llvm.x86.avx512.pternlog.q.512", NULL, 0, args, 4);
   return LLVMBuildBitCast(g->ir.b, r, vec(g->ir.i8, 64), "");
 }
@@ -1185,7 +1182,7 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
   LY_ASSERT(X->ss % k == 0 && Yin->ds % k == 0);
   for (int c = 0; c < t.xg; c++) { /* the group's chunks, V rows apart */
     for (int r = 0; r < t.xt; r++) {
-      LLVMValueRef ptr = packed_src(g, so, ((int64_t)c * V + r) * X->ss);
+      LLVMValueRef ptr = src_at(g, so, ((int64_t)c * V + r) * X->ss);
       if (x->prefetch)
         lyc_prefetch(&g->ir, ptr, x->prefetch);
       rows[r] = load(g, bt, ptr);
@@ -1270,7 +1267,7 @@ static void wide_bit_tile(Gen *g, const LycNest *x, int ym, LLVMValueRef so, LLV
   int V = g->p->vlen, bits = g->p->sbits, k = 8 / bits, nb = V / k;
   LLVMValueRef rows[8], part[8], m[64];
   for (int r = 0; r < k; r++) /* whole bytes: packed_byte's addresses, as in nibble_tile */
-    rows[r] = load(g, vec(g->ir.i8, ym * nb), packed_src(g, so, r * X->ss));
+    rows[r] = load(g, vec(g->ir.i8, ym * nb), src_at(g, so, r * X->ss));
   bool nt = g->nt && x->aligned;
   for (int b = 0; b < ym; b++) {
     for (int e = 0; e < nb; e++)
@@ -1346,7 +1343,7 @@ static void stage_rows(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef ru
   g->run_bytes = (int64_t)ym * V * bits / 8;
   LY_ASSERT(g->run_bytes % 64 == 0 && X->ss * bits % 8 == 0);
   LLVMTypeRef lt = vec(g->ir.i8, 64);
-  LLVMValueRef first = bits == 4 ? packed_src(g, run_so, 0) : at(g, g->src, run_so, 1);
+  LLVMValueRef first = src_at(g, run_so, 0);
   LycLoopIR l;
   LLVMValueRef r = lyc_loop_begin(&g->ir, &l, lyc_i64(&g->ir, 0), lyc_i64(&g->ir, (int64_t)t.xg * V), "srow");
   LLVMValueRef from = lyc_mul_const(&g->ir, r, X->ss * bits / 8, ""), to = lyc_mul_const(&g->ir, r, g->run_bytes, "");
