@@ -131,12 +131,16 @@ typedef struct {
   /* LYC_INNER_ZIP: bytes ahead along each source row to prefetch; LYC_INNER_CONTIG
    * (aligned, not packed): bytes ahead along the run (0: none). */
   int prefetch;
-  /* LYC_INNER_ZIP, i8 to i8 with 32-wide tiles on a host with 64-byte
-   * vectors: full tile groups go by byte columns (repack.c's nibble_lanes). */
-  bool byte_lanes;
-  /* bit_copy of i4 with 64-byte vectors, or byte_lanes, transposed: each full run of ym Y
-   * blocks of a tile group's rows is copied into a stack buffer first
-   * (repack.c's stage_rows). */
+  /* LYC_INNER_ZIP into Y positions apart (not contiguous across Y): the
+   * tiles transpose by byte columns (repack.c's nibble_lanes): i4 bits
+   * copied with 64-wide tiles (the full ones, and from NIBBLE_PARTIAL_MIN
+   * rows and columns the partial ones too), or i8 to i8 with 32-wide tiles
+   * on a host with 64-byte vectors (full ones, in groups of two or four
+   * chunks). The one place that decides it is plan.c's shape_nest. */
+  bool columns;
+  /* columns, in groups of four chunks: each full run of ym Y blocks of a
+   * tile group's rows is copied into a stack buffer first (repack.c's
+   * stage_rows). */
   bool stage_rows;
   /* LYC_INNER_CONTIG: the loops go in source order (read one stream, write
    * a few or within a window) rather than destination order. */
@@ -163,7 +167,7 @@ typedef struct {
   bool resident;       /* both sides fit under the non-temporal threshold: stores stay cached */
   bool few_row_runs;   /* the target's: past the cache, sweeps of few rows take runs of Y blocks */
   bool gfni;           /* i1 bit tiles transpose with GF2P8AFFINEQB (repack.c's transpose_words) */
-  bool zmm;            /* the target has 64-byte vectors (i8 byte_lanes) */
+  bool zmm;            /* the target has 64-byte vectors (i8 transposes by columns) */
   bool ternlog;        /* nibble_pairs' bit select as VPTERNLOG (the host has AVX-512F) */
   int lookup_bytes;    /* vector conversions look their codes up in tables this wide (lyc_emit_convert_lookup); 0: no */
 } LycPlan;

@@ -261,7 +261,7 @@ static int x_line_group(const LycNest *x, int V, int dbits) {
   if (X->n < V || (x->ny == 1 && Y->ds == V) || (x->packed && unit >= LINE_BYTES))
     return 1;
   int xg = unit < LINE_BYTES ? LINE_BYTES / unit : unit == LINE_BYTES ? 2 : 1;
-  if ((x->bit_copy && dbits == 4 && V == 64) || x->byte_lanes) /* nibble_lanes: two lines a position (nibble_rows) */
+  if (x->columns) /* nibble_lanes: two lines a position (nibble_rows) */
     xg = 4;
   if (xg > 4)
     xg = 4; /* 16-byte vectors narrowed to 8-byte pieces: registers run out first */
@@ -595,7 +595,7 @@ static bool contig_packed_aligned(const LycNest *x, const LycPlan *p) {
 }
 
 /* Transposes of i4 with 64-byte vectors and of i8 by byte columns
- * (byte_lanes) (repack.c's nibble_lanes: groups of four chunks, 256 rows
+ * (plan: columns) (repack.c's nibble_lanes: groups of four chunks, 256 rows
  * of i4 or 128 of i8, so each destination row gets two consecutive lines)
  * read each full run of NIBBLE_RUN_BLOCKS Y blocks of a group's rows, two
  * lines a row, into a stack buffer first (stage_rows), and the
@@ -617,8 +617,7 @@ static bool contig_packed_aligned(const LycNest *x, const LycPlan *p) {
 #define NIBBLE_SUPER_BYTES (4 << 20)
 static bool nibble_rows(LycNest *x, int V, int sbits) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
-  if (!((x->bit_copy && sbits == 4 && V == 64) || x->byte_lanes) || x->xg != 4 || x->ny != 1 || Y->ds == V ||
-      Y->n < NIBBLE_RUN_BLOCKS * V)
+  if (!x->columns || x->xg != 4 || Y->n < NIBBLE_RUN_BLOCKS * V)
     return false;
   x->ym = NIBBLE_RUN_BLOCKS;
   x->prefetch = 0;
@@ -664,10 +663,15 @@ static void shape_nest(LycNest *x, const LycPlan *p, bool same) {
     }
     x->packed = sub;
     x->bit_copy = sub && same; /* same element: same width */
-    x->byte_lanes = !sub && same && sbits == 8 && V == 32 && p->zmm && x->ny == 1 &&
-                    x->loops[x->nloops - 2].ds != V;
+    /* Byte columns (nibble_lanes) into Y positions apart (a tile's rows not
+     * contiguous across Y): i4 whatever the group, i8 in groups of two or
+     * four chunks (x_line_group gives them four). */
+    bool apart = x->ny == 1 && x->loops[x->nloops - 2].ds != (last->n < V ? last->n : V);
+    bool i4 = x->bit_copy && sbits == 4 && V == 64 && apart;
+    bool i8 = !sub && same && sbits == 8 && V == 32 && p->zmm && apart;
+    x->columns = i4 || i8;
     x->xg = x_line_group(x, V, dbits);
-    x->byte_lanes = x->byte_lanes && x->xg >= 2;
+    x->columns = i4 || (i8 && x->xg >= 2);
     x->aligned = zip_aligned(x, V, dbits);
     bool sweeps = group_sweeps(x, V, sbytes, p);
     x->xsuper = sweeps                                  ? group_rows(x, V)
@@ -861,6 +865,7 @@ static void fold_padding(LycPlan *p) {
       if (nc != nz || memcmp(cp, zp, nc * sizeof *cp))
         continue;
       C->xpad = (int)zin->n;
+      C->columns = false; /* tiles with padding rows unpack a lane per element (repack.c's zip_tile) */
       C->aligned = zip_aligned(C, p->vlen, p->dbits);
       p->zero[z--] = p->zero[--p->nzero];
       break;
@@ -993,8 +998,7 @@ static bool full_packed(const LycNest *x, int V, int sbits) {
   if (x->inner != LYC_INNER_ZIP) /* contiguous runs take their own chunks */
     return x->packed;
   const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
-  if (x->bit_copy && sbits == 4 && V == 64 && x->ny == 1 && !x->xpad && X->n >= NIBBLE_PARTIAL_MIN &&
-      Y->n >= NIBBLE_PARTIAL_MIN && Y->ds != V)
+  if (x->columns && x->packed && X->n >= NIBBLE_PARTIAL_MIN && Y->n >= NIBBLE_PARTIAL_MIN)
     return true; /* i4 into rows apart: partial tiles go by byte columns too (repack.c's nibble_lanes) */
   return x->packed && Y->n % V == 0 && (X->n % V == 0 || (X->n < V && !(X->n & (X->n - 1))));
 }
@@ -1139,6 +1143,8 @@ static void print_nest(const LycNest *x, bool gfni, const char *what, int i, LyB
     ly_buf_printf(out, " xpad=%d", x->xpad);
   if (x->prefetch)
     ly_buf_printf(out, " prefetch=%d", x->prefetch);
+  if (x->columns)
+    ly_buf_puts(out, " columns");
   if (x->stage_rows)
     ly_buf_puts(out, " staged");
   ly_buf_puts(out, "\n");

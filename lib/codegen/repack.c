@@ -1170,7 +1170,7 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
   LLVMTypeRef bt = vec(g->ir.i8, nb);
   LLVMValueRef rows[64], p[8][64];
   bool whole = x->ny == 1 && Yin->ds == t.width; /* contiguous across Y: V bytes per vector (xg is 1) */
-  if (!whole && bits == 4 && V == 64 && t.xt == V && (t.xg == 1 || t.xg == 2 || (t.xg == 4 && g->stage))) {
+  if (!whole && x->columns && t.xt == V && (t.xg == 1 || t.xg == 2 || (t.xg == 4 && g->stage))) {
     nibble_lanes(g, x, t, so, dof, g->nt && x->aligned && full);
     return;
   }
@@ -1368,12 +1368,12 @@ static void zip_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValu
    * Stored a Y position at a time, a tile of fewer Y positions (the last
    * Y block, or all of a Y shorter than V) stores whole pieces too. */
   bool whole_x = t.width == (X->n < V ? X->n + x->xpad : V), full = t.yv == V && whole_x;
-  if (x->bit_copy && bits == 4 && V == 64 && x->ny == 1 && Yin->ds != t.width && !x->xpad &&
-      (t.xg == 1 || t.rows == V) && t.rows == t.width && (t.rows < V || t.yv < V)) { /* a partial tile of i4 into rows apart */
+  if (x->columns && x->packed && Yin->ds != t.width && !x->xpad && (t.xg == 1 || t.rows == V) &&
+      t.rows == t.width && (t.rows < V || t.yv < V)) { /* a partial tile of i4 into rows apart */
     nibble_lanes(g, x, t, so, dof, false);
     return;
   }
-  if (x->byte_lanes && t.rows == V && t.width == V && (t.xg == 2 || (t.xg == 4 && g->stage))) { /* i8 by byte columns */
+  if (x->columns && !x->packed && t.rows == V && t.width == V && (t.xg == 2 || (t.xg == 4 && g->stage))) { /* i8 */
     nibble_lanes(g, x, t, so, dof, full && g->nt && x->aligned);
     return;
   }
@@ -1618,7 +1618,7 @@ LLVMValueRef lyc_emit_repack(LLVMModuleRef m, const LycPlan *p, const char *name
   int64_t rows = 0; /* the largest run of staged rows */
   for (int i = 0; i < p->nnests; i++) {
     const LycNest *x = &p->nests[i];
-    if (((x->bit_copy && p->sbits == 4 && p->vlen == 64) || x->byte_lanes) && x->xg == 4 && !g.stage) {
+    if (x->columns && x->xg == 4 && !g.stage) {
       g.stage = LLVMBuildArrayAlloca(g.ir.b, vec(g.ir.i8, 64), lyc_i64(&g.ir, 32), "stage");
       LLVMSetAlignment(g.stage, 64);
     }
