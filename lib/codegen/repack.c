@@ -443,8 +443,19 @@ static void zip(Gen *g, LLVMValueRef *v, int x, int V) { zip_blocks(g, v, x, V, 
  * -> 42-43.5 GB/s, 512x512x3x3 (past it) 18.7-23.2 -> 21-24.6; compile
  * 55-90 -> 53-57 ms and 53-57 -> 33-40 ms. */
 #define Y_TABLE_MAX 4096
+static bool same_y_group(const LycNest *a, const LycNest *b) {
+  if (a->ny != b->ny)
+    return false;
+  for (int k = 0; k < a->ny; k++) {
+    const LycLoop *la = &a->loops[a->nloops - 2 - k], *lb = &b->loops[b->nloops - 2 - k];
+    if (la->n != lb->n || la->ds != lb->ds)
+      return false;
+  }
+  return true;
+}
+
 static LLVMValueRef y_table(Gen *g, const LycNest *x) {
-  if (g->ytab_nest == x)
+  if (g->ytab_nest && same_y_group(g->ytab_nest, x)) /* the nests of a box product share theirs */
     return g->ytab;
   g->ytab_nest = x, g->ytab = NULL;
   int first = x->nloops - 1 - x->ny, last = x->nloops - 2;
