@@ -199,8 +199,10 @@ static inline int lySparseConverterIsNull(LySparseConverter c) { return c.ptr ==
 LAYOUTC_API LySparseConverter lySparseConverterCreate(LyContext ctx);
 LAYOUTC_API void lySparseConverterDestroy(LySparseConverter c);
 /* Dense to sparse. With buffers NULL, the nnz pass alone: sizes[b] is set
- * to buffer b's size in bytes. With buffers (each of at least that size),
- * fills them and sets the sizes again. A compiled fill that directly follows
+ * to buffer b's size in bytes. With buffers, sizes[b] is buffer b's room in
+ * bytes (pass back the nnz pass's sizes): the call fails (LY_ERROR_INVALID,
+ * a diagnostic, nothing written) unless every buffer has room for what it
+ * stores, fills them and sets the sizes again. A compiled fill that directly follows
  * the nnz pass of the same type and dense pointer on this converter takes
  * that pass's sizes as the buffers' room instead of counting again: if the
  * tensor has since gained stored entries the call fails (LY_ERROR_INVALID,
@@ -219,8 +221,10 @@ LAYOUTC_API LyStatus lySparseToDense(LySparseConverter c, LyType sparse, const v
  * does, their stored points re-expressed in dst's levels and sorted;
  * explicit zeros stay stored, as SciPy's tocsc/tobsr keep them. Between
  * the matrix formats (CSR, CSC, COO, DCSR, DCSC, BSR, BSC, ordered) in
- * O(entries + dims), without a sort, as SciPy's tocsr/tocsc/tocoo/tobsr. With dst_buffers NULL, the nnz pass alone sets dst_sizes (bytes); with them
- * (each of at least that size), fills them and sets the sizes again. */
+ * O(entries + dims), without a sort, as SciPy's tocsr/tocsc/tocoo/tobsr. With dst_buffers NULL, the nnz pass alone sets dst_sizes (bytes); with them,
+ * dst_sizes[b] is buffer b's room in bytes (pass back the nnz pass's): the
+ * call counts again, fails (LY_ERROR_INVALID, nothing written) unless every
+ * buffer has room, fills them and sets the sizes again. */
 LAYOUTC_API LyStatus lySparseConvert(LySparseConverter c, LyType src, const void *const *src_buffers,
                                      const int64_t *src_sizes, LyType dst, int64_t *dst_sizes,
                                      void *const *dst_buffers);

@@ -162,6 +162,30 @@ static LyStatus from_dense(SparseConverter *s, Job *j, const void *dense, void *
                 : lyc_sparse_from_dense(&s->ctx->diag, &j->f, dense, j->counts, bufs);
 }
 
+/* Byte sizes of the caller's buffers as entry counts, each a whole number. */
+static LyStatus counts_of(SparseConverter *s, Job *j, const int64_t *sizes) {
+  for (int b = 0; b < j->n; b++) {
+    int64_t unit = j->info[b].bits / 8;
+    if (sizes[b] < 0 || sizes[b] % unit)
+      return fail(s->ctx, LY_ERROR_INVALID, "sparse buffer %d has %" PRId64 " bytes, not a whole number of %" PRId64
+                  "-byte entries", b, sizes[b], unit);
+    j->counts[b] = sizes[b] / unit;
+  }
+  return LY_OK;
+}
+
+/* A fill's room: the caller's sizes (bytes) against the entries the fill
+ * will store (j->counts), before a byte is written. */
+static LyStatus check_room(SparseConverter *s, const Job *j, const int64_t *room) {
+  for (int b = 0; b < j->n; b++) {
+    int64_t unit = j->info[b].bits / 8, need = j->counts[b] * unit; /* counts come from sizes that fit in bytes */
+    if (room[b] < 0 || room[b] < need)
+      return fail(s->ctx, LY_ERROR_INVALID, "sparse buffer %d has room for %" PRId64 " bytes (its size given), the "
+                  "fill needs %" PRId64 ": size the buffers by the nnz pass", b, room[b], need);
+  }
+  return LY_OK;
+}
+
 LyStatus lySparseFromDense(LySparseConverter c, LyType enc, const void *dense, int64_t *sizes, void *const *buffers) {
   SparseConverter *s = c.ptr;
   Job j;
@@ -183,22 +207,12 @@ LyStatus lySparseFromDense(LySparseConverter c, LyType enc, const void *dense, i
     memcpy(s->counted_counts, j.counts, sizeof j.counts);
   }
   if (st == LY_OK && buffers)
+    st = check_room(s, &j, sizes);
+  if (st == LY_OK && buffers)
     st = from_dense(s, &j, dense, buffers);
   for (int b = 0; st == LY_OK && b < j.n; b++)
     sizes[b] = j.counts[b] * (j.info[b].bits / 8);
   return st;
-}
-
-/* Byte sizes of the caller's buffers as entry counts, each a whole number. */
-static LyStatus counts_of(SparseConverter *s, Job *j, const int64_t *sizes) {
-  for (int b = 0; b < j->n; b++) {
-    int64_t unit = j->info[b].bits / 8;
-    if (sizes[b] < 0 || sizes[b] % unit)
-      return fail(s->ctx, LY_ERROR_INVALID, "sparse buffer %d has %" PRId64 " bytes, not a whole number of %" PRId64
-                  "-byte entries", b, sizes[b], unit);
-    j->counts[b] = sizes[b] / unit;
-  }
-  return LY_OK;
 }
 
 LyStatus lySparseToDense(LySparseConverter c, LyType enc, const void *const *buffers, const int64_t *sizes,
@@ -225,12 +239,18 @@ LyStatus lySparseConvert(LySparseConverter c, LyType src, const void *const *src
     st = format_of(s->ctx, lyd_type(dst), &b.f, b.info, &b.n);
   if (st == LY_OK)
     st = counts_of(s, &a, src_sizes);
-  int direct = st == LY_OK ? lyc_sparse_matrix_convert(&s->ctx->diag, &a.f, a.counts, src_buffers, &b.f, b.counts,
-                                                       dst_buffers) : 0;
-  if (direct)
-    st = direct > 0 ? LY_OK : LY_ERROR_NOMEM;
-  else if (st == LY_OK) /* the counts, then the fill from the same points */
-    st = lyc_sparse_convert(&s->ctx->diag, &a.f, a.counts, src_buffers, &b.f, b.counts, dst_buffers);
+  /* A fill counts first (the same pass as without buffers) and writes only
+   * into room enough. */
+  for (int pass = dst_buffers ? 0 : 1; st == LY_OK && pass < 2; pass++) {
+    void *const *bufs = pass ? dst_buffers : NULL;
+    int direct = lyc_sparse_matrix_convert(&s->ctx->diag, &a.f, a.counts, src_buffers, &b.f, b.counts, bufs);
+    if (direct)
+      st = direct > 0 ? LY_OK : LY_ERROR_NOMEM;
+    else /* the counts, then the fill from the same points */
+      st = lyc_sparse_convert(&s->ctx->diag, &a.f, a.counts, src_buffers, &b.f, b.counts, bufs);
+    if (st == LY_OK && !pass)
+      st = check_room(s, &b, dst_sizes);
+  }
   for (int k = 0; st == LY_OK && k < b.n; k++)
     dst_sizes[k] = b.counts[k] * (b.info[k].bits / 8);
   return st;

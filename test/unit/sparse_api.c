@@ -1,12 +1,13 @@
 /* lySparseFromDense as an embedder calls it: the nnz pass (no buffers), then the fill into
- * buffers of the sizes it gave. CSR, CSC (through CSR and a counting transpose) and COO of f32
+ * buffers of the sizes it gave (those sizes passed back: the fill's room). CSR, CSC (through CSR and a counting transpose) and COO of f32
  * and i16 against an element-by-element reference written out here; then the tensor changed
  * between the two calls: fewer stored entries fill fewer (sizes set again, the reference of the
  * new tensor), more are refused with a diagnostic and not a byte written past the buffers;
  * another tensor, or a fill with no nnz pass of its own before it (one fill per nnz pass),
- * counts on its own. lySparseConvert between every two of these formats of one value type
- * (the matrix formats' direct path) against the destination's reference, into guarded buffers;
- * a source with a column beyond the matrix gets the located error. Prints
+ * counts on its own, into the room its sizes give; a fill given less room than it needs is
+ * refused before a byte is written. lySparseConvert between every two of these formats of one value type
+ * (the matrix formats' direct path) against the destination's reference, into guarded buffers,
+ * and refused, nothing written, with a byte too little room in any buffer; a source with a column beyond the matrix gets the located error. Prints
  * `sparse_api: N checks, K failures`. */
 #include <stdbool.h>
 #include <stdint.h>
@@ -104,6 +105,21 @@ static bool guards_intact(unsigned char *bufs[4], const int64_t sizes[4]) {
   return true;
 }
 
+/* Every byte of the four buffers still the fill pattern. */
+static bool untouched(unsigned char *const *bufs, int64_t n) {
+  for (int i = 0; i < 4; i++)
+    for (int64_t k = 0; k < n; k++)
+      if (bufs[i][k] != 0xa5)
+        return false;
+  return true;
+}
+
+/* A fill's room: each of f's buffers' whole allocation. */
+static void set_room(const Format *f, int64_t *sizes, int64_t max) {
+  for (int i = 0; i < nbufs(f); i++)
+    sizes[i] = max;
+}
+
 static void test_format(LyContext ctx, const Format *f) {
   LyType t = test_parse(ctx, f->type);
   LySparseConverter conv = lySparseConverterCreate(ctx);
@@ -144,25 +160,46 @@ static void test_format(LyContext ctx, const Format *f) {
   CHECK(strstr(test_last_diag, "more than the") && strstr(test_last_diag, "it changed after the nnz pass"));
   CHECK(guards_intact(got, old));
 
-  /* Another tensor, and a fill with no nnz pass of its tensor before it, count their own. */
+  /* Another tensor, and a fill with no nnz pass of its tensor before it, count their own (the
+   * buffers' whole room given). */
   random_dense(f, other, 3);
   CHECK(lySparseFromDense(conv, t, dense, sizes, NULL) == LY_OK);
   reference(f, other, want, want_sizes);
+  set_room(f, sizes, max);
   CHECK(lySparseFromDense(conv, t, other, sizes, (void *const *)got) == LY_OK);
   CHECK(!memcmp(sizes, want_sizes, sizeof sizes) && same_buffers(got, want, sizes));
   reference(f, dense, want, want_sizes);
+  set_room(f, sizes, max);
   CHECK(lySparseFromDense(conv, t, dense, sizes, (void *const *)got) == LY_OK);
   CHECK(!memcmp(sizes, want_sizes, sizeof sizes) && same_buffers(got, want, sizes));
 
   /* One fill per nnz pass: the same tensor refilled with more entries and no nnz pass of its own
-   * counts again (into buffers large enough for any), so it succeeds. */
+   * counts again, so with the buffers' whole room given it succeeds; with the sizes the last
+   * fill set (too little room now) it is refused before a byte is written. */
   CHECK(lySparseFromDense(conv, t, dense, sizes, NULL) == LY_OK);
   CHECK(lySparseFromDense(conv, t, dense, sizes, (void *const *)got) == LY_OK);
   for (int64_t i = 0; i < n; i += 2 * f->vbytes)
     memset(dense + i, 0x22, (size_t)f->vbytes);
   reference(f, dense, want, want_sizes);
+  for (int i = 0; i < 4; i++)
+    memset(got[i], 0xa5, (size_t)max + GUARD);
+  test_last_diag[0] = 0;
+  CHECK(lySparseFromDense(conv, t, dense, sizes, (void *const *)got) == LY_ERROR_INVALID);
+  CHECK(strstr(test_last_diag, "has room for") && strstr(test_last_diag, "size the buffers by the nnz pass"));
+  CHECK(untouched(got, max + GUARD));
+  set_room(f, sizes, max);
   CHECK(lySparseFromDense(conv, t, dense, sizes, (void *const *)got) == LY_OK);
   CHECK(!memcmp(sizes, want_sizes, sizeof sizes) && same_buffers(got, want, sizes));
+
+  /* A byte too little room in any one buffer after the nnz pass: refused, nothing written. */
+  for (int b = 0; b < nbufs(f); b++) {
+    CHECK(lySparseFromDense(conv, t, dense, sizes, NULL) == LY_OK);
+    sizes[b] -= 1;
+    for (int i = 0; i < 4; i++)
+      memset(got[i], 0xa5, (size_t)max + GUARD);
+    CHECK(lySparseFromDense(conv, t, dense, sizes, (void *const *)got) == LY_ERROR_INVALID);
+    CHECK(untouched(got, max + GUARD));
+  }
 
   lySparseConverterDestroy(conv);
   for (int i = 0; i < 4; i++)
@@ -189,6 +226,15 @@ static void test_convert(LyContext ctx, const Format *f, const Format *g) {
   gs[3] = g->coo ? gs[3] : 0;
   CHECK(!memcmp(gs, want_sizes, (size_t)nbufs(g) * sizeof *gs) && same_buffers(got, want, gs) &&
         guards_intact(got, gs));
+  for (int b = 0; b < nbufs(g); b++) { /* a byte too little room in one buffer: refused, nothing written */
+    memcpy(gs, want_sizes, sizeof gs);
+    gs[b] -= 1;
+    for (int i = 0; i < 4; i++)
+      memset(got[i], 0xa5, (size_t)max + GUARD);
+    test_last_diag[0] = 0;
+    CHECK(lySparseConvert(conv, tf, (const void *const *)src, fs, tg, gs, (void *const *)got) == LY_ERROR_INVALID);
+    CHECK(strstr(test_last_diag, "has room for") && untouched(got, max + GUARD));
+  }
   if (!f->coo && fs[1] >= 4) { /* inner coordinate of the first entry beyond the matrix */
     int32_t beyond = f->csc ? ROWS : COLS;
     memcpy(src[1], &beyond, 4);
