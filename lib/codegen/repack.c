@@ -441,7 +441,7 @@ static void zip(Gen *g, LLVMValueRef *v, int x, int V) { zip_blocks(g, v, x, V, 
  * folds to a constant either way. On this project's Emerald Rapids VM,
  * interleaved old/new, OIhw -> OIhw16i16o: 64x64x5x5 (in the cache) 37-38
  * -> 42-43.5 GB/s, 512x512x3x3 (past it) 18.7-23.2 -> 21-24.6; compile
- * 55-90 -> 53-57 ms and 53-57 -> 33-40 ms. */
+ * 53-57 -> 33-40 ms and 55-90 -> 53-57 ms. */
 #define Y_TABLE_MAX 4096
 static bool same_y_group(const LycNest *a, const LycNest *b) {
   if (a->ny != b->ny)
@@ -460,9 +460,11 @@ static LLVMValueRef y_table(Gen *g, const LycNest *x) {
   g->ytab_nest = x, g->ytab = NULL;
   int first = x->nloops - 1 - x->ny, last = x->nloops - 2;
   int64_t n = 1;
-  for (int i = first; i <= last; i++)
-    if ((n *= x->loops[i].n) > Y_TABLE_MAX)
+  for (int i = first; i <= last; i++) {
+    if (x->loops[i].n > Y_TABLE_MAX / n)
       return NULL;
+    n *= x->loops[i].n;
+  }
   LLVMValueRef *v = malloc((size_t)n * sizeof *v);
   if (!v)
     return NULL; /* the digits then */
@@ -1519,11 +1521,12 @@ static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVM
  * their vector length, and when there is no whole run: then they go one
  * at a time. With split, the loops over Y blocks take the thread split; the
  * partial Y block then runs on thread 0 only. A Y group of several loops
- * swept in at most Y_UNROLL_RUNS runs (not split) is unrolled, its positions constants (y_dst_offset): LLVM did that itself
- * while the offsets were divisions by constants, and with the table's
- * loads it does not (small OIhw16i16o 32x32x3x1, 3 runs: 67 GB/s
- * unrolled, 52 in a loop). Not more: nine runs of 512x512x3x3 unrolled
- * compiled in 250-390 ms instead of 55 for no more speed past the cache. */
+ * swept in at most Y_UNROLL_RUNS runs (not split) is unrolled, its
+ * positions constants (y_dst_offset): LLVM did that itself while the
+ * offsets were divisions by constants, and with the table's loads it does
+ * not (small OIhw16i16o 32x32x3x1, 3 runs: 67 GB/s unrolled, 52 in a
+ * loop). Not more: the nine runs of 512x512x3x3 unrolled compiled in
+ * 250-390 ms instead of 55, for no more speed past the cache. */
 #define Y_UNROLL_RUNS 4
 static void zip_sweep(Gen *g, const LycNest *x, int64_t nrows, LLVMValueRef so, LLVMValueRef dof, bool split) {
   int V = g->p->vlen, ym = x->ym > 1 ? x->ym : 1;
