@@ -1,13 +1,14 @@
-/* lySparseFromDense as an embedder calls it: the nnz pass (no buffers), then the fill into
- * buffers of the sizes it gave (those sizes passed back: the fill's room). CSR, CSC (through CSR and a counting transpose) and COO of f32
- * and i16 against an element-by-element reference written out here; then the tensor changed
- * between the two calls: fewer stored entries fill fewer (sizes set again, the reference of the
- * new tensor), more are refused with a diagnostic and not a byte written past the buffers;
- * another tensor, or a fill with no nnz pass of its own before it (one fill per nnz pass),
- * counts on its own, into the room its sizes give; a fill given less room than it needs is
- * refused before a byte is written. lySparseConvert between every two of these formats of one value type
- * (the matrix formats' direct path) against the destination's reference, into guarded buffers,
- * and refused, nothing written, with a byte too little room in any buffer; a source with a column beyond the matrix gets the located error. Prints
+/* lySparseFromDense as an embedder calls it: the nnz pass (no buffers), then the fill into buffers
+ * of the sizes it gave (those sizes passed back: the fill's room). CSR, CSC (through CSR and a
+ * counting transpose) and COO of f32 and i16 against an element-by-element reference written out
+ * here; then the tensor changed between the two calls: fewer stored entries fill fewer (sizes set
+ * again, the reference of the new tensor), more are refused with a diagnostic and not a byte
+ * written past the buffers; another tensor, or a fill with no nnz pass of its own before it (one
+ * fill per nnz pass), counts on its own, into the room its sizes give; a fill given less room than
+ * it needs is refused before a byte is written. lySparseConvert between every two of these formats
+ * of one value type (the matrix formats' direct path) against the destination's reference, into
+ * guarded buffers, and refused, nothing written, with a byte too little room in any buffer; a
+ * source with a column beyond the matrix gets the located error. Prints
  * `sparse_api: N checks, K failures`. */
 #include <stdbool.h>
 #include <stdint.h>
