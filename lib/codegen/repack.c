@@ -443,6 +443,22 @@ static void zip(Gen *g, LLVMValueRef *v, int x, int V) { zip_blocks(g, v, x, V, 
  * -> 42-43.5 GB/s, 512x512x3x3 (past it) 18.7-23.2 -> 21-24.6; compile
  * 53-57 -> 33-40 ms and 55-90 -> 53-57 ms. */
 #define Y_TABLE_MAX 4096
+
+/* Destination offset of position y of the Y group from its digits; a
+ * constant y folds to a constant (the builder folds constant operands). */
+static LLVMValueRef y_digits_offset(Gen *g, const LycNest *x, LLVMValueRef y) {
+  int first = x->nloops - 1 - x->ny, last = x->nloops - 2;
+  LLVMValueRef off = lyc_i64(&g->ir, 0);
+  for (int i = last; i >= first; i--) {
+    const LycLoop *l = &x->loops[i];
+    LLVMValueRef digit = i == first ? y : lyc_rem_const(&g->ir, y, l->n, "ydig");
+    off = step(g, off, digit, l->ds);
+    if (i != first)
+      y = lyc_div_const(&g->ir, y, l->n, "yq");
+  }
+  return off;
+}
+
 static bool same_y_group(const LycNest *a, const LycNest *b) {
   if (a->ny != b->ny)
     return false;
@@ -470,11 +486,8 @@ static LLVMValueRef y_table(Gen *g, const LycNest *x) {
     return NULL; /* the digits then */
   bool fits = true;
   for (int64_t y = 0; y < n && fits; y++) {
-    int64_t off = 0, rest = y;
-    for (int i = last; i >= first; i--) {
-      off += (rest % x->loops[i].n) * x->loops[i].ds;
-      rest /= x->loops[i].n;
-    }
+    LLVMValueRef c = y_digits_offset(g, x, lyc_i64(&g->ir, y));
+    int64_t off = LLVMIsAConstantInt(c) ? LLVMConstIntGetSExtValue(c) : INT64_MAX;
     fits = off >= INT32_MIN && off <= INT32_MAX;
     v[y] = LLVMConstInt(g->ir.i32, (unsigned long long)off, 1);
   }
@@ -492,24 +505,15 @@ static LLVMValueRef y_table(Gen *g, const LycNest *x) {
 }
 
 /* Destination offset of position y of the Y group (the ny loops before X,
- * outermost in source order first; the innermost has source stride 1). */
+ * outermost in source order first; the innermost has source stride 1):
+ * from the group's table (y_table) where it has one, else from the digits. */
 static LLVMValueRef y_dst_offset(Gen *g, const LycNest *x, LLVMValueRef y) {
   LLVMValueRef tab = LLVMIsConstant(y) ? NULL : y_table(g, x);
-  if (tab) {
-    LLVMValueRef e = LLVMBuildLoad2(g->ir.b, g->ir.i32, LLVMBuildGEP2(g->ir.b, g->ir.i32, tab, &y, 1, ""), "yoff");
-    LLVMSetAlignment(e, 4);
-    return LLVMBuildSExt(g->ir.b, e, g->ir.i64, "");
-  }
-  int first = x->nloops - 1 - x->ny, last = x->nloops - 2;
-  LLVMValueRef off = lyc_i64(&g->ir, 0);
-  for (int i = last; i >= first; i--) {
-    const LycLoop *l = &x->loops[i];
-    LLVMValueRef digit = i == first ? y : lyc_rem_const(&g->ir, y, l->n, "ydig");
-    off = step(g, off, digit, l->ds);
-    if (i != first)
-      y = lyc_div_const(&g->ir, y, l->n, "yq");
-  }
-  return off;
+  if (!tab)
+    return y_digits_offset(g, x, y);
+  LLVMValueRef e = LLVMBuildLoad2(g->ir.b, g->ir.i32, LLVMBuildGEP2(g->ir.b, g->ir.i32, tab, &y, 1, ""), "yoff");
+  LLVMSetAlignment(e, 4);
+  return LLVMBuildSExt(g->ir.b, e, g->ir.i64, "");
 }
 
 /* Destination offset of Y position y0 + y of a tile group, relative to the
