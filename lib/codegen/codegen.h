@@ -145,6 +145,12 @@ typedef struct {
   /* LYC_INNER_CONTIG: the loops go in source order (read one stream, write
    * a few or within a window) rather than destination order. */
   bool src_order;
+  /* LYC_INNER_ZIP, not aligned, past the cache: with non-temporal stores,
+   * the tiles of a Y run write into a stack panel whose rows fall on the
+   * destination rows' alignment, and each X piece's whole destination
+   * lines are streamed from it (repack.c's panel_flush; plan.c's
+   * zip_panel). */
+  bool panel;
 } LycNest;
 
 typedef enum {
@@ -193,6 +199,9 @@ void lyc_plan_print(const LycPlan *p, LyBuf *out);
 /* Elements per chunk of a contiguous run with sub-byte elements on either
  * side: 64 bytes of the narrower side, at most 1 KB of the wider. */
 int lyc_contig_chunk(const LycPlan *p);
+/* A panel nest's (LycNest.panel): bytes between its rows, and its size. */
+int64_t lyc_panel_stride(const LycNest *x, const LycPlan *p);
+int64_t lyc_panel_bytes(const LycNest *x, const LycPlan *p);
 
 /* ===== IR emission (emit.c, repack.c) ====================================== */
 

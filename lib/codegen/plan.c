@@ -1032,6 +1032,41 @@ static bool wide_packed(LycPlan *p) {
   return packed[1] >= packed[0] && full[1] == packed[1];
 }
 
+/* Whether a transpose whose stores are not aligned (zip_aligned: its
+ * destination rows are not a whole number of lines apart, or its tiles
+ * are not whole lines) writes through a panel (repack.c's panel_flush):
+ * each X piece of a Y run is transposed into a stack buffer, then every
+ * destination line the piece completes is streamed past the cache from
+ * it, the part of a line left over carried to the next piece, and the
+ * partial lines at a sweep's two ends written by masked plain stores. Past the cache such rows cost
+ * the read of every line they fill otherwise: on an Emerald Rapids VM an
+ * f32 transpose 6004x5000 (rows 24016 bytes apart) ran at 3.2-3.5 GB/s
+ * where 6000x5000 ran at 14-15 (and 5.0 with plain stores). Only 64-byte
+ * vectors (the partial lines are masked byte stores), whole-byte elements
+ * of a line or more a tile chunk (a piece's bytes complete its first
+ * line), one Y loop, no padding rows, rows at least 256 bytes apart, and
+ * a panel of at most PANEL_MAX_BYTES on the stack. */
+#define PANEL_MAX_BYTES 49152
+
+int64_t lyc_panel_stride(const LycNest *x, const LycPlan *p) {
+  /* a piece (xg chunks), two lines before it (the carry) and one after */
+  return (int64_t)p->vlen * (p->dbits / 8) * (x->xg > 1 ? x->xg : 1) + 3 * LINE_BYTES;
+}
+
+int64_t lyc_panel_bytes(const LycNest *x, const LycPlan *p) {
+  return (int64_t)(x->ym > 1 ? x->ym : 1) * p->vlen * lyc_panel_stride(x, p);
+}
+
+static bool zip_panel(const LycNest *x, const LycPlan *p) {
+  if (x->inner != LYC_INNER_ZIP || x->aligned || p->resident || !p->zmm || p->dbits < 8 || x->packed ||
+      x->ny != 1 || x->xpad || x->columns)
+    return false;
+  const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
+  int dbytes = p->dbits / 8;
+  return X->ds == 1 && Y->ds > 0 && Y->ds * dbytes >= 256 && Y->ds != (X->n < p->vlen ? X->n : p->vlen) &&
+         (int64_t)p->vlen * dbytes >= LINE_BYTES && lyc_panel_bytes(x, p) <= PANEL_MAX_BYTES;
+}
+
 /* Whether every nest that stores aligned vectors is a transpose whose
  * destination rows (the positions of its inner Y loop) are a multiple of 4
  * KB apart. A tile group writes a line to each of V such rows at once, all
@@ -1100,8 +1135,10 @@ bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const Ly
     if (plan_nests(p)) {
       /* Past the cache, stores that skip it save the read of each line they
        * fill; only the aligned transposes use them (memcpy decides alone). */
-      for (int i = 0; i < p->nnests; i++)
-        p->nt = p->nt || (p->nests[i].inner != LYC_INNER_SCALAR && p->nests[i].aligned);
+      for (int i = 0; i < p->nnests; i++) {
+        p->nests[i].panel = zip_panel(&p->nests[i], p);
+        p->nt = p->nt || (p->nests[i].inner != LYC_INNER_SCALAR && (p->nests[i].aligned || p->nests[i].panel));
+      }
       p->nt = p->nt && (!p->resident || (sb + db > tgt->alias_nt_threshold && stores_alias(p)));
       for (int i = 0; i < p->nnests; i++)
         if (p->nests[i].inner == LYC_INNER_CONTIG && p->nests[i].aligned && !p->nests[i].packed)
@@ -1133,6 +1170,8 @@ static void print_nest(const LycNest *x, bool gfni, const char *what, int i, LyB
   if (x->inner == LYC_INNER_ZIP)
     ly_buf_printf(out, " y=%d%s%s%s", x->ny, x->aligned ? " aligned" : "", x->packed ? " bytes" : "",
                   x->bit_copy && gfni ? " gfni" : "");
+  if (x->panel)
+    ly_buf_puts(out, " panel");
   if (x->xsuper)
     ly_buf_printf(out, " xsuper=%lld", (long long)x->xsuper);
   if (x->ym > 1)

@@ -26,6 +26,7 @@ typedef struct {
   int64_t run_bytes;  /* bytes of each row in rows */
   const LycNest *ytab_nest; /* the nest whose Y offsets ytab holds (y_table) */
   LLVMValueRef ytab;
+  LLVMValueRef panel; /* with nt, the stack panel of the panel nests (panel_piece) */
 } Gen;
 
 static LLVMTypeRef vec(LLVMTypeRef t, int n) { return n ? LLVMVectorType(t, (unsigned)n) : t; }
@@ -1489,6 +1490,140 @@ static void y_run(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef ycount,
   g->run_so = NULL;
 }
 
+/* A byte store of v's lanes lo <= i < hi (lo < hi <= 64, runtime i64s). */
+static void masked_store_range(Gen *g, LLVMValueRef v, LLVMValueRef ptr, LLVMValueRef lo, LLVMValueRef hi) {
+  LLVMBuilderRef b = g->ir.b;
+  LLVMValueRef ones = lyc_i64(&g->ir, -1);
+  LLVMValueRef bits = LLVMBuildAnd(b, LLVMBuildLShr(b, ones, LLVMBuildSub(b, lyc_i64(&g->ir, 64), hi, ""), ""),
+                                   LLVMBuildShl(b, ones, lo, ""), "lanes");
+  LLVMValueRef mask = LLVMBuildBitCast(b, bits, vec(g->ir.i1, 64), "");
+  LLVMTypeRef tys[] = {LLVMTypeOf(v), g->ir.ptr};
+  LLVMValueRef args[] = {v, ptr, LLVMConstInt(g->ir.i32, 1, 0), mask};
+  lyc_intrinsic(&g->ir, "llvm.masked.store", tys, 2, args, 4);
+}
+
+/* if (cond) { then } else { otherwise }: positions the builder in the then
+ * block; if_else moves it to the else block, if_end after both. */
+typedef struct {
+  LLVMBasicBlockRef otherwise, done;
+} LycIf;
+
+static void if_begin(Gen *g, LycIf *f, LLVMValueRef cond) {
+  LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(g->ir.c, g->ir.fn, "then");
+  f->otherwise = LLVMAppendBasicBlockInContext(g->ir.c, g->ir.fn, "else");
+  f->done = LLVMAppendBasicBlockInContext(g->ir.c, g->ir.fn, "endif");
+  LLVMBuildCondBr(g->ir.b, cond, then, f->otherwise);
+  LLVMPositionBuilderAtEnd(g->ir.b, then);
+}
+
+static void if_else(Gen *g, LycIf *f) {
+  LLVMBuildBr(g->ir.b, f->done);
+  LLVMPositionBuilderAtEnd(g->ir.b, f->otherwise);
+}
+
+static void if_end(Gen *g, LycIf *f) {
+  LLVMBuildBr(g->ir.b, f->done);
+  LLVMPositionBuilderAtEnd(g->ir.b, f->done);
+}
+
+/* A panel nest's Y run (plan: panel, see plan.c's zip_panel): its tiles
+ * write each X piece into the panel, row r (Y position y0 + r) at S * r +
+ * 128 (line-aligned stores), and panel_flush streams the destination lines
+ * the piece completes, read back at the destination's alignment. */
+typedef struct {
+  LycNest nest;       /* the nest with the panel's Y stride: its tiles write into the panel */
+  LLVMValueRef rows;  /* Y positions in the run */
+  int64_t S;          /* bytes between the panel's rows */
+  int64_t dst_row;    /* elements between the destination's rows */
+} Panel;
+
+#define PANEL_AT 128 /* a row's piece in the panel: after two lines for the carry */
+
+/* Streams row by row the destination lines an X piece of `bytes` bytes per
+ * row completes (the piece's first destination byte at address a0, each
+ * row's at `off` in its line): whole lines non-temporal, the line before
+ * the sweep's first piece (first) and after its last (last) by masked
+ * plain stores of the piece's bytes alone; otherwise the piece's last,
+ * partial line is carried to just before where the next piece will lie.
+ * A full line never holds another row's bytes, so rows apart by any
+ * distance, other nests and other threads' pieces are left as they are. */
+static void panel_flush(Gen *g, const Panel *pn, LLVMValueRef a0, int64_t bytes, LLVMValueRef first,
+                        LLVMValueRef last) {
+  LLVMBuilderRef b = g->ir.b;
+  LLVMTypeRef lt = vec(g->ir.i8, 64);
+  LycLoopIR rl;
+  LLVMValueRef r = lyc_loop_begin(&g->ir, &rl, lyc_i64(&g->ir, 0), pn->rows, "prow");
+  LLVMValueRef ar = add(g, a0, lyc_mul_const(&g->ir, r, g->p->dbytes * pn->dst_row, "")); /* the row's piece */
+  LLVMValueRef off = LLVMBuildAnd(b, ar, lyc_i64(&g->ir, 63), "off");
+  LLVMValueRef at = add(g, lyc_mul_const(&g->ir, r, pn->S, ""), lyc_i64(&g->ir, PANEL_AT));
+  LLVMValueRef lp_at = LLVMBuildSub(b, at, off, "");
+  LLVMValueRef lp = LLVMBuildGEP2(b, g->ir.i8, g->panel, &lp_at, 1, "lp"); /* the bytes of its first line */
+  LLVMValueRef ld_at = LLVMBuildSub(b, LLVMBuildSub(b, ar, off, ""), LLVMBuildPtrToInt(b, g->dst, g->ir.i64, ""), "");
+  LLVMValueRef ld = LLVMBuildGEP2(b, g->ir.i8, g->dst, &ld_at, 1, "ld");
+  LLVMValueRef total = add(g, off, lyc_i64(&g->ir, bytes));
+  LLVMValueRef n = LLVMBuildLShr(b, total, lyc_i64(&g->ir, 6), "lines"); /* whole lines now (>= 1 unless last) */
+  LLVMValueRef rem = LLVMBuildAnd(b, total, lyc_i64(&g->ir, 63), "rem");
+  LLVMValueRef lo = LLVMBuildSelect(b, first, off, lyc_i64(&g->ir, 0), "lo"); /* the first line's first byte */
+  LycIf f0; /* line 0: masked when the sweep starts inside it */
+  if_begin(g, &f0, LLVMBuildICmp(b, LLVMIntUGE, n, lyc_i64(&g->ir, 1), ""));
+  {
+    LLVMValueRef v = load(g, lt, lp);
+    LycIf fm;
+    if_begin(g, &fm, LLVMBuildICmp(b, LLVMIntNE, lo, lyc_i64(&g->ir, 0), ""));
+    masked_store_range(g, v, ld, lo, lyc_i64(&g->ir, 64));
+    if_else(g, &fm);
+    store_nt(g, v, ld, 64);
+    if_end(g, &fm);
+    LycLoopIR ll;
+    LLVMValueRef o = lyc_mul_const(&g->ir, lyc_loop_begin(&g->ir, &ll, lyc_i64(&g->ir, 1), n, "pline"), 64, "");
+    store_nt(g, load(g, lt, LLVMBuildGEP2(b, g->ir.i8, lp, &o, 1, "")), LLVMBuildGEP2(b, g->ir.i8, ld, &o, 1, ""), 64);
+    lyc_loop_end(&g->ir, &ll);
+  }
+  if_else(g, &f0);
+  if_end(g, &f0);
+  LycIf fr; /* the partial line after them */
+  if_begin(g, &fr, LLVMBuildICmp(b, LLVMIntNE, rem, lyc_i64(&g->ir, 0), ""));
+  {
+    LLVMValueRef o = lyc_mul_const(&g->ir, n, 64, "");
+    LLVMValueRef v = load(g, lt, LLVMBuildGEP2(b, g->ir.i8, lp, &o, 1, ""));
+    LycIf fl;
+    if_begin(g, &fl, last);
+    LLVMValueRef from =
+        LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, n, lyc_i64(&g->ir, 0), ""), lo, lyc_i64(&g->ir, 0), "");
+    masked_store_range(g, v, LLVMBuildGEP2(b, g->ir.i8, ld, &o, 1, ""), from, rem);
+    if_else(g, &fl);
+    LLVMValueRef to = LLVMBuildSub(b, at, rem, ""); /* its rem bytes end where the next piece starts */
+    store(g, v, LLVMBuildGEP2(b, g->ir.i8, g->panel, &to, 1, ""));
+    if_end(g, &fl);
+  }
+  if_else(g, &fr);
+  if_end(g, &fr);
+  lyc_loop_end(&g->ir, &rl);
+}
+
+/* One X piece of a Y run: the tiles of its ym Y blocks from y0 (X rows x0..
+ * of so and dof, at offset x0), into the destination, or through the
+ * panel (pn; first and last: whether the piece starts and ends the sweep). */
+static void x_piece(Gen *g, const LycNest *x, const Panel *pn, Tile t, int ym, LLVMValueRef ycount, LLVMValueRef so,
+                    LLVMValueRef dof, LLVMValueRef x0, LLVMValueRef y0, LLVMValueRef first, LLVMValueRef last) {
+  if (!pn) {
+    y_run(g, x, t, ym, ycount, so, add(g, dof, x0), y0);
+    return;
+  }
+  const LycLoop *Y = &x->loops[x->nloops - 2];
+  int db = g->p->dbytes;
+  LLVMValueRef at0 = lyc_mul_const(&g->ir, add(g, add(g, dof, x0), lyc_mul_const(&g->ir, y0, Y->ds, "")), db, "");
+  LLVMValueRef a0 = add(g, LLVMBuildPtrToInt(g->ir.b, g->dst, g->ir.i64, ""), at0);
+  /* panel elements: row y - y0 at PANEL_AT / db + (y - y0) * S / db */
+  LLVMValueRef pdof = LLVMBuildSub(g->ir.b, lyc_i64(&g->ir, PANEL_AT / db), lyc_mul_const(&g->ir, y0, pn->S / db, ""),
+                                   "pdof");
+  LLVMValueRef dst = g->dst;
+  g->dst = g->panel;
+  y_run(g, &pn->nest, t, ym, ycount, so, pdof, y0);
+  g->dst = dst;
+  panel_flush(g, pn, a0, (int64_t)t.width * t.xg * db, first, last); /* xg chunks side by side */
+}
+
 /* The X rows of the Y blocks at y0: chunks of V rows, then the tail rows
  * (with the destination padding that follows them, xpad). */
 static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVMValueRef ycount, LLVMValueRef so,
@@ -1496,25 +1631,39 @@ static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVM
   const LycLoop *X = &x->loops[x->nloops - 1];
   int V = g->p->vlen, tail = (int)(nrows % V);
   int xg = x->xg > 1 ? x->xg : 1;
-  int64_t ngroups = nrows / ((int64_t)V * xg);
+  int64_t ngroups = nrows / ((int64_t)V * xg), nleft = (nrows - ngroups * V * xg) / V;
+  Panel pn, *pp = NULL;
+  if (g->nt && x->panel) {
+    pp = &pn;
+    pn.nest = *x;
+    pn.S = lyc_panel_stride(x, g->p);
+    pn.nest.loops[x->nloops - 2].ds = pn.S / g->p->dbytes;
+    pn.dst_row = x->loops[x->nloops - 2].ds;
+    pn.rows = ycount ? lyc_mul_const(&g->ir, ycount, yv, "") : lyc_i64(&g->ir, (int64_t)ym * yv);
+  }
+  LLVMValueRef yes = LLVMConstInt(g->ir.i1, 1, 0), no = LLVMConstInt(g->ir.i1, 0, 0);
   if (ngroups) { /* groups of xg chunks */
     LycLoopIR l;
     LLVMValueRef xc = ngroups >= 2 ? lyc_loop_begin(&g->ir, &l, lyc_i64(&g->ir, 0), lyc_i64(&g->ir, ngroups), "xc") : NULL;
     LLVMValueRef x0 = xc ? lyc_mul_const(&g->ir, xc, (int64_t)V * xg, "x0") : lyc_i64(&g->ir, 0);
-    y_run(g, x, (Tile){V, V, yv, V, xg}, ym, ycount, step(g, so, x0, X->ss), add(g, dof, x0), y0);
+    LLVMValueRef first = xc ? LLVMBuildICmp(g->ir.b, LLVMIntEQ, xc, lyc_i64(&g->ir, 0), "") : yes;
+    LLVMValueRef last = nleft || tail ? no
+                        : xc      ? LLVMBuildICmp(g->ir.b, LLVMIntEQ, xc, lyc_i64(&g->ir, ngroups - 1), "")
+                                  : yes;
+    x_piece(g, x, pp, (Tile){V, V, yv, V, xg}, ym, ycount, step(g, so, x0, X->ss), dof, x0, y0, first, last);
     if (xc)
       lyc_loop_end(&g->ir, &l);
   }
   /* The whole chunks left over after the groups (whole-line pieces only,
    * see x_line_group), one at a time. */
   for (int64_t x0 = ngroups * V * xg; x0 + V <= nrows; x0 += V)
-    y_run(g, x, (Tile){V, V, yv, V, 1}, ym, ycount, add(g, so, lyc_i64(&g->ir, x0 * X->ss)),
-          add(g, dof, lyc_i64(&g->ir, x0)), y0);
+    x_piece(g, x, pp, (Tile){V, V, yv, V, 1}, ym, ycount, add(g, so, lyc_i64(&g->ir, x0 * X->ss)), dof,
+            lyc_i64(&g->ir, x0), y0, x0 ? no : yes, x0 + V < nrows ? no : yes);
   if (tail) {
     int64_t x0 = nrows - tail;
     int width = tail + x->xpad;
-    y_run(g, x, (Tile){1 << lyc_log2_ceil(width), tail, yv, width, 1}, ym, ycount, add(g, so, lyc_i64(&g->ir, x0 * X->ss)),
-          add(g, dof, lyc_i64(&g->ir, x0)), y0);
+    x_piece(g, x, pp, (Tile){1 << lyc_log2_ceil(width), tail, yv, width, 1}, ym, ycount,
+            add(g, so, lyc_i64(&g->ir, x0 * X->ss)), dof, lyc_i64(&g->ir, x0), y0, x0 ? no : yes, yes);
   }
 }
 
@@ -1710,6 +1859,14 @@ LLVMValueRef lyc_emit_repack(LLVMModuleRef m, const LycPlan *p, const char *name
   if (rows) {
     g.rows = LLVMBuildArrayAlloca(g.ir.b, g.ir.i8, lyc_i64(&g.ir, rows), "rows");
     LLVMSetAlignment(g.rows, 64);
+  }
+  int64_t panel = 0; /* the largest panel (plan: panel) */
+  for (int i = 0; nt && i < p->nnests; i++)
+    if (p->nests[i].panel && lyc_panel_bytes(&p->nests[i], p) > panel)
+      panel = lyc_panel_bytes(&p->nests[i], p);
+  if (panel) {
+    g.panel = LLVMBuildArrayAlloca(g.ir.b, g.ir.i8, lyc_i64(&g.ir, panel), "panel");
+    LLVMSetAlignment(g.panel, 64);
   }
   if (p->kind == LYC_PLAN_ELEMENTWISE)
     emit_elementwise(&g);

@@ -34,6 +34,10 @@ PAIRS = [
     ("tensor<2000x4002xf32>", "tensor<2000x4002xf32, tiled_layout<<1,0>>>"),
     ("tensor<4096x4100xi8>", "tensor<4096x4100xi8, tiled_layout<<1,0>>>"),
     ("tensor<4096x4096xf64>", "tensor<4096x4096xf64, tiled_layout<<1,0>>>"),
+    # destination rows not a whole number of lines apart: through the panel (plan.c's zip_panel)
+    ("tensor<6004x5000xf32>", "tensor<6004x5000xf32, tiled_layout<<1,0>>>"),
+    ("tensor<3001x4000xbf16>", "tensor<3001x4000xbf16, tiled_layout<<1,0>>>"),
+    ('tensor<64x256x14x14xf32, "nhwc">', "tensor<64x256x14x14xf32>"),
     # under the threshold, transposes into destination rows a multiple of 4 KB apart (past the
     # tests' 1 MB L2: plan.c's stores_alias)
     ("tensor<1024x256xf32>", "tensor<1024x256xf32, tiled_layout<<1,0>>>"),
