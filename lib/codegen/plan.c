@@ -1041,16 +1041,22 @@ static bool wide_packed(LycPlan *p) {
  * partial lines at a sweep's two ends written by masked plain stores. Past the cache such rows cost
  * the read of every line they fill otherwise: on an Emerald Rapids VM an
  * f32 transpose 6004x5000 (rows 24016 bytes apart) ran at 3.2-3.5 GB/s
- * where 6000x5000 ran at 14-15 (and 5.0 with plain stores). Only 64-byte
- * vectors (the partial lines are masked byte stores), whole-byte elements
- * of a line or more a tile chunk (a piece's bytes complete its first
- * line), one Y loop, no padding rows, rows at least 256 bytes apart, and
- * a panel of at most PANEL_MAX_BYTES on the stack. */
-#define PANEL_MAX_BYTES 49152
+ * where 6000x5000 ran at 14-15 (and 5.0 with plain stores); through the
+ * panel, 11-16. Only 64-byte vectors (the partial lines are masked byte
+ * stores), whole-byte elements of a line or more a tile chunk, one Y loop,
+ * no padding rows, rows at least 256 bytes apart, and a panel of at most
+ * PANEL_MAX_BYTES on the stack. Tried and left out: i8 and i4 transposes
+ * (chunks of 32 bytes; 4000x3000, rows 4000 and 2000 bytes apart), no
+ * faster through a panel flushed every 32 bytes: their sweeps write 64
+ * (i8, FAR_SWEEP_ROWS) or 256 bytes (i4) of each row, two lines of them
+ * partial. */
+#define PANEL_MAX_BYTES 65536
 
 int64_t lyc_panel_stride(const LycNest *x, const LycPlan *p) {
-  /* a piece (xg chunks), two lines before it (the carry) and one after */
-  return (int64_t)p->vlen * (p->dbits / 8) * (x->xg > 1 ? x->xg : 1) + 3 * LINE_BYTES;
+  /* a piece (xg chunks), a line before it (the carry) and one after, in lines */
+  int64_t piece = (int64_t)p->vlen * (p->dbits / 8) * (x->xg > 1 ? x->xg : 1);
+  int64_t lines = (piece + LINE_BYTES - 1) / LINE_BYTES + 2;
+  return (lines | 1) * LINE_BYTES; /* odd: rows 4 KB apart would stall the loads after the stores */
 }
 
 int64_t lyc_panel_bytes(const LycNest *x, const LycPlan *p) {
@@ -1058,13 +1064,12 @@ int64_t lyc_panel_bytes(const LycNest *x, const LycPlan *p) {
 }
 
 static bool zip_panel(const LycNest *x, const LycPlan *p) {
-  if (x->inner != LYC_INNER_ZIP || x->aligned || p->resident || !p->zmm || p->dbits < 8 || x->packed ||
-      x->ny != 1 || x->xpad || x->columns)
+  if (x->inner != LYC_INNER_ZIP || x->aligned || p->resident || !p->zmm || x->ny != 1 || x->xpad || x->wide_bits)
     return false;
   const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
   int dbytes = p->dbits / 8;
-  return X->ds == 1 && Y->ds > 0 && Y->ds * dbytes >= 256 && Y->ds != (X->n < p->vlen ? X->n : p->vlen) &&
-         (int64_t)p->vlen * dbytes >= LINE_BYTES && lyc_panel_bytes(x, p) <= PANEL_MAX_BYTES;
+  return p->dbits >= 8 && (int64_t)p->vlen * dbytes >= LINE_BYTES && X->ds == 1 && Y->ds > 0 &&
+         Y->ds * dbytes >= 256 && Y->ds != (X->n < p->vlen ? X->n : p->vlen) && lyc_panel_bytes(x, p) <= PANEL_MAX_BYTES;
 }
 
 /* Whether every nest that stores aligned vectors is a transpose whose

@@ -1528,7 +1528,7 @@ static void if_end(Gen *g, LycIf *f) {
 
 /* A panel nest's Y run (plan: panel, see plan.c's zip_panel): its tiles
  * write each X piece into the panel, row r (Y position y0 + r) at S * r +
- * 128 (line-aligned stores), and panel_flush streams the destination lines
+ * 64 (line-aligned stores), and panel_flush streams the destination lines
  * the piece completes, read back at the destination's alignment. */
 typedef struct {
   LycNest nest;       /* the nest with the panel's Y stride: its tiles write into the panel */
@@ -1537,23 +1537,25 @@ typedef struct {
   int64_t dst_row;    /* elements between the destination's rows */
 } Panel;
 
-#define PANEL_AT 128 /* a row's piece in the panel: after two lines for the carry */
+#define PANEL_AT 64 /* a row's piece in the panel: after a line for the carry */
 
 /* Streams row by row the destination lines an X piece of `bytes` bytes per
  * row completes (the piece's first destination byte at address a0, each
- * row's at `off` in its line): whole lines non-temporal, the line before
- * the sweep's first piece (first) and after its last (last) by masked
- * plain stores of the piece's bytes alone; otherwise the piece's last,
- * partial line is carried to just before where the next piece will lie.
- * A full line never holds another row's bytes, so rows apart by any
- * distance, other nests and other threads' pieces are left as they are. */
-static void panel_flush(Gen *g, const Panel *pn, LLVMValueRef a0, int64_t bytes, LLVMValueRef first,
+ * row's at `off` in its line, `before` bytes of the sweep before it):
+ * whole lines non-temporal, the line the sweep starts inside and, after its
+ * last piece (last), the one it ends inside by masked plain stores of the
+ * sweep's bytes alone; otherwise the piece's last, partial line is carried
+ * to just before where the next piece will lie (a piece that completes no
+ * line carries its first). A full line never holds another row's bytes, so
+ * rows apart by any distance, other nests and other threads' pieces are
+ * left as they are. */
+static void panel_flush(Gen *g, const Panel *pn, LLVMValueRef a0, int64_t bytes, LLVMValueRef before,
                         LLVMValueRef last) {
   LLVMBuilderRef b = g->ir.b;
   LLVMTypeRef lt = vec(g->ir.i8, 64);
   LycLoopIR rl;
   LLVMValueRef r = lyc_loop_begin(&g->ir, &rl, lyc_i64(&g->ir, 0), pn->rows, "prow");
-  LLVMValueRef ar = add(g, a0, lyc_mul_const(&g->ir, r, g->p->dbytes * pn->dst_row, "")); /* the row's piece */
+  LLVMValueRef ar = add(g, a0, lyc_mul_const(&g->ir, r, pn->dst_row * g->p->dbytes, "")); /* the row's piece */
   LLVMValueRef off = LLVMBuildAnd(b, ar, lyc_i64(&g->ir, 63), "off");
   LLVMValueRef at = add(g, lyc_mul_const(&g->ir, r, pn->S, ""), lyc_i64(&g->ir, PANEL_AT));
   LLVMValueRef lp_at = LLVMBuildSub(b, at, off, "");
@@ -1561,9 +1563,11 @@ static void panel_flush(Gen *g, const Panel *pn, LLVMValueRef a0, int64_t bytes,
   LLVMValueRef ld_at = LLVMBuildSub(b, LLVMBuildSub(b, ar, off, ""), LLVMBuildPtrToInt(b, g->dst, g->ir.i64, ""), "");
   LLVMValueRef ld = LLVMBuildGEP2(b, g->ir.i8, g->dst, &ld_at, 1, "ld");
   LLVMValueRef total = add(g, off, lyc_i64(&g->ir, bytes));
-  LLVMValueRef n = LLVMBuildLShr(b, total, lyc_i64(&g->ir, 6), "lines"); /* whole lines now (>= 1 unless last) */
+  LLVMValueRef n = LLVMBuildLShr(b, total, lyc_i64(&g->ir, 6), "lines"); /* lines it completes */
   LLVMValueRef rem = LLVMBuildAnd(b, total, lyc_i64(&g->ir, 63), "rem");
-  LLVMValueRef lo = LLVMBuildSelect(b, first, off, lyc_i64(&g->ir, 0), "lo"); /* the first line's first byte */
+  LLVMValueRef head = LLVMBuildSub(b, off, before, ""); /* where the sweep starts in line 0, if there */
+  LLVMValueRef lo = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, head, lyc_i64(&g->ir, 0), ""), head,
+                                    lyc_i64(&g->ir, 0), "lo"); /* line 0's first byte of the sweep */
   LycIf f0; /* line 0: masked when the sweep starts inside it */
   if_begin(g, &f0, LLVMBuildICmp(b, LLVMIntUGE, n, lyc_i64(&g->ir, 1), ""));
   {
@@ -1603,9 +1607,9 @@ static void panel_flush(Gen *g, const Panel *pn, LLVMValueRef a0, int64_t bytes,
 
 /* One X piece of a Y run: the tiles of its ym Y blocks from y0 (X rows x0..
  * of so and dof, at offset x0), into the destination, or through the
- * panel (pn; first and last: whether the piece starts and ends the sweep). */
+ * panel (pn; last: whether the piece ends the sweep). */
 static void x_piece(Gen *g, const LycNest *x, const Panel *pn, Tile t, int ym, LLVMValueRef ycount, LLVMValueRef so,
-                    LLVMValueRef dof, LLVMValueRef x0, LLVMValueRef y0, LLVMValueRef first, LLVMValueRef last) {
+                    LLVMValueRef dof, LLVMValueRef x0, LLVMValueRef y0, LLVMValueRef last) {
   if (!pn) {
     y_run(g, x, t, ym, ycount, so, add(g, dof, x0), y0);
     return;
@@ -1614,14 +1618,14 @@ static void x_piece(Gen *g, const LycNest *x, const Panel *pn, Tile t, int ym, L
   int db = g->p->dbytes;
   LLVMValueRef at0 = lyc_mul_const(&g->ir, add(g, add(g, dof, x0), lyc_mul_const(&g->ir, y0, Y->ds, "")), db, "");
   LLVMValueRef a0 = add(g, LLVMBuildPtrToInt(g->ir.b, g->dst, g->ir.i64, ""), at0);
-  /* panel elements: row y - y0 at PANEL_AT / db + (y - y0) * S / db */
+  /* panel elements: row y - y0 at bytes PANEL_AT + (y - y0) * S */
   LLVMValueRef pdof = LLVMBuildSub(g->ir.b, lyc_i64(&g->ir, PANEL_AT / db), lyc_mul_const(&g->ir, y0, pn->S / db, ""),
                                    "pdof");
   LLVMValueRef dst = g->dst;
   g->dst = g->panel;
   y_run(g, &pn->nest, t, ym, ycount, so, pdof, y0);
   g->dst = dst;
-  panel_flush(g, pn, a0, (int64_t)t.width * t.xg * db, first, last); /* xg chunks side by side */
+  panel_flush(g, pn, a0, (int64_t)t.width * t.xg * db, lyc_mul_const(&g->ir, x0, db, ""), last); /* xg chunks */
 }
 
 /* The X rows of the Y blocks at y0: chunks of V rows, then the tail rows
@@ -1637,6 +1641,7 @@ static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVM
     pp = &pn;
     pn.nest = *x;
     pn.S = lyc_panel_stride(x, g->p);
+    LY_ASSERT(g->p->dbits >= 8);
     pn.nest.loops[x->nloops - 2].ds = pn.S / g->p->dbytes;
     pn.dst_row = x->loops[x->nloops - 2].ds;
     pn.rows = ycount ? lyc_mul_const(&g->ir, ycount, yv, "") : lyc_i64(&g->ir, (int64_t)ym * yv);
@@ -1646,11 +1651,10 @@ static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVM
     LycLoopIR l;
     LLVMValueRef xc = ngroups >= 2 ? lyc_loop_begin(&g->ir, &l, lyc_i64(&g->ir, 0), lyc_i64(&g->ir, ngroups), "xc") : NULL;
     LLVMValueRef x0 = xc ? lyc_mul_const(&g->ir, xc, (int64_t)V * xg, "x0") : lyc_i64(&g->ir, 0);
-    LLVMValueRef first = xc ? LLVMBuildICmp(g->ir.b, LLVMIntEQ, xc, lyc_i64(&g->ir, 0), "") : yes;
     LLVMValueRef last = nleft || tail ? no
                         : xc      ? LLVMBuildICmp(g->ir.b, LLVMIntEQ, xc, lyc_i64(&g->ir, ngroups - 1), "")
                                   : yes;
-    x_piece(g, x, pp, (Tile){V, V, yv, V, xg}, ym, ycount, step(g, so, x0, X->ss), dof, x0, y0, first, last);
+    x_piece(g, x, pp, (Tile){V, V, yv, V, xg}, ym, ycount, step(g, so, x0, X->ss), dof, x0, y0, last);
     if (xc)
       lyc_loop_end(&g->ir, &l);
   }
@@ -1658,12 +1662,12 @@ static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVM
    * see x_line_group), one at a time. */
   for (int64_t x0 = ngroups * V * xg; x0 + V <= nrows; x0 += V)
     x_piece(g, x, pp, (Tile){V, V, yv, V, 1}, ym, ycount, add(g, so, lyc_i64(&g->ir, x0 * X->ss)), dof,
-            lyc_i64(&g->ir, x0), y0, x0 ? no : yes, x0 + V < nrows ? no : yes);
+            lyc_i64(&g->ir, x0), y0, x0 + V < nrows ? no : yes);
   if (tail) {
     int64_t x0 = nrows - tail;
     int width = tail + x->xpad;
     x_piece(g, x, pp, (Tile){1 << lyc_log2_ceil(width), tail, yv, width, 1}, ym, ycount,
-            add(g, so, lyc_i64(&g->ir, x0 * X->ss)), dof, lyc_i64(&g->ir, x0), y0, x0 ? no : yes, yes);
+            add(g, so, lyc_i64(&g->ir, x0 * X->ss)), dof, lyc_i64(&g->ir, x0), y0, yes);
   }
 }
 
