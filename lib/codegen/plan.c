@@ -255,7 +255,7 @@ static bool try_zip(LycNest *x, int V) {
  * AVX-512 Zen 5, side by side, 64-wide tiles: i4 8192x8192 transposed 3.7
  * -> 9.2-9.3 GB/s (2 to a group), i4 4096x4096 9.2-10.0 -> 11.8-12.0, i2
  * 8192x8192 4.3-4.5 -> 9.5-10.1 (4 to a group). */
-static int x_line_group(const LycNest *x, int V, int dbits) {
+static int x_line_group(const LycNest *x, int V, int dbits, bool off_lines) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
   int unit = V * dbits / 8;
   if (X->n < V || (x->ny == 1 && Y->ds == V) || (x->packed && unit >= LINE_BYTES))
@@ -265,11 +265,27 @@ static int x_line_group(const LycNest *x, int V, int dbits) {
     xg = 4;
   if (xg > 4)
     xg = 4; /* 16-byte vectors narrowed to 8-byte pieces: registers run out first */
-  if (unit == LINE_BYTES)
+  if (unit == LINE_BYTES || off_lines) /* through the panel, a chunk left over is no partial line */
     return X->n >= (int64_t)xg * V ? xg : 1;
   while (xg > 1 && X->n % ((int64_t)xg * V))
     xg /= 2;
   return xg;
+}
+
+/* Whether a transpose's destination rows are not a whole number of lines
+ * apart and it may go through the panel (zip_panel, before its tile groups
+ * and sweeps are chosen): its line groups then keep the chunks left over
+ * (x_line_group), and its sweeps are long (not far_sweeps' 64 rows, whose
+ * 64-byte runs of each i8 row are two partial lines): i8 4000x3000
+ * transposed, rows 4000 bytes apart, 4.7-9 GB/s with sweeps of 64 rows
+ * and no groups, against 17-18 for 4096x3000; 19-20 through the panel in
+ * groups of four chunks and sweeps of 512 rows. */
+static bool rows_off_lines(const LycNest *x, const LycPlan *p) {
+  if (x->nloops < 2 || x->ny != 1 || p->resident || !p->zmm || p->dbits < 8)
+    return false;
+  const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
+  int64_t row = Y->ds * (p->dbits / 8);
+  return X->ds == 1 && row >= 256 && row % LINE_BYTES && Y->ds != (X->n < p->vlen ? X->n : p->vlen);
 }
 
 /* Whether the vector stores of a register-transpose nest may bypass the
@@ -670,12 +686,13 @@ static void shape_nest(LycNest *x, const LycPlan *p, bool same) {
     bool i4 = x->bit_copy && sbits == 4 && V == 64 && apart;
     bool i8 = !sub && same && sbits == 8 && V == 32 && p->zmm && apart;
     x->columns = i4 || i8;
-    x->xg = x_line_group(x, V, dbits);
+    bool off_lines = rows_off_lines(x, p);
+    x->xg = x_line_group(x, V, dbits, off_lines);
     x->columns = i4 || (i8 && x->xg >= 2);
     x->aligned = zip_aligned(x, V, dbits);
     bool sweeps = group_sweeps(x, V, sbytes, p);
     x->xsuper = sweeps                                  ? group_rows(x, V)
-                : far_sweeps(x, V, sbytes, dbytes, p) ? FAR_SWEEP_ROWS
+                : !off_lines && far_sweeps(x, V, sbytes, dbytes, p) ? FAR_SWEEP_ROWS
                                                       : x_super_block(x, V, sbytes, dbytes);
     x->ym = bit_row_run(x, V, sbits);
     x->wide_bits = x->ym > 0;
@@ -1043,13 +1060,11 @@ static bool wide_packed(LycPlan *p) {
  * f32 transpose 6004x5000 (rows 24016 bytes apart) ran at 3.2-3.5 GB/s
  * where 6000x5000 ran at 14-15 (and 5.0 with plain stores); through the
  * panel, 11-16. Only 64-byte vectors (the partial lines are masked byte
- * stores), whole-byte elements of a line or more a tile chunk, one Y loop,
+ * stores), whole-byte elements, tile groups of a line or more, one Y loop,
  * no padding rows, rows at least 256 bytes apart, and a panel of at most
- * PANEL_MAX_BYTES on the stack. Tried and left out: i8 and i4 transposes
- * (chunks of 32 bytes; 4000x3000, rows 4000 and 2000 bytes apart), no
- * faster through a panel flushed every 32 bytes: their sweeps write 64
- * (i8, FAR_SWEEP_ROWS) or 256 bytes (i4) of each row, two lines of them
- * partial. */
+ * PANEL_MAX_BYTES on the stack (Y runs halved until it fits). Tried and
+ * left out: i4 transposes (4000x3000, rows 2000 bytes apart, single
+ * 32-byte chunks), no faster through a panel flushed every 32 bytes. */
 #define PANEL_MAX_BYTES 65536
 
 int64_t lyc_panel_stride(const LycNest *x, const LycPlan *p) {
@@ -1063,13 +1078,19 @@ int64_t lyc_panel_bytes(const LycNest *x, const LycPlan *p) {
   return (int64_t)(x->ym > 1 ? x->ym : 1) * p->vlen * lyc_panel_stride(x, p);
 }
 
-static bool zip_panel(const LycNest *x, const LycPlan *p) {
+/* Whether the nest goes through the panel; its Y runs shortened (ym) until
+ * the panel fits, if need be. */
+static bool zip_panel(LycNest *x, const LycPlan *p) {
   if (x->inner != LYC_INNER_ZIP || x->aligned || p->resident || !p->zmm || x->ny != 1 || x->xpad || x->wide_bits)
     return false;
   const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
   int dbytes = p->dbits / 8;
-  return p->dbits >= 8 && (int64_t)p->vlen * dbytes >= LINE_BYTES && X->ds == 1 && Y->ds > 0 &&
-         Y->ds * dbytes >= 256 && Y->ds != (X->n < p->vlen ? X->n : p->vlen) && lyc_panel_bytes(x, p) <= PANEL_MAX_BYTES;
+  if (p->dbits < 8 || (int64_t)(x->xg > 1 ? x->xg : 1) * p->vlen * dbytes < LINE_BYTES || X->ds != 1 || Y->ds <= 0 ||
+      Y->ds * dbytes < 256 || Y->ds == (X->n < p->vlen ? X->n : p->vlen))
+    return false;
+  while (x->ym > 1 && lyc_panel_bytes(x, p) > PANEL_MAX_BYTES)
+    x->ym /= 2;
+  return lyc_panel_bytes(x, p) <= PANEL_MAX_BYTES;
 }
 
 /* Whether every nest that stores aligned vectors is a transpose whose

@@ -6,7 +6,8 @@ each pair the plan must say `panel`; `layoutc repack -i -o` on 1 and 3 threads m
 NumPy's transpose (and conversion) of random source values does. The shapes cover the pieces of
 a sweep (pairs of X chunks, a chunk left over, a partial tail chunk), the Y runs (a whole run, a
 shorter run, a partial Y block), super-blocks of X with rows left over after them, an outer
-loop (nhwc -> nchw), 2-, 4- and 8-byte elements and a conversion (s8 -> f32).
+loop (nhwc -> nchw), 1-, 2-, 4- and 8-byte elements (i8: pieces shorter than a line) and a
+conversion (s8 -> f32).
 Prints one line per pair and `panel_check: N pairs, K failures`. Usage: panel_check.py TMPDIR"""
 import os
 import subprocess
@@ -26,6 +27,10 @@ PAIRS = [
     ("tensor<1001x333xf32>", "tensor<1001x333xf32, tiled_layout<<1,0>>>", np.float32, (1001, 333), T),
     ("tensor<300x77xbf16>", "tensor<300x77xbf16, tiled_layout<<1,0>>>", np.uint16, (300, 77), T),
     ("tensor<70x45xf64>", "tensor<70x45xf64, tiled_layout<<1,0>>>", np.float64, (70, 45), T),
+    # i8 by byte columns in groups of four 32-row chunks, the chunks left over (32 bytes, less
+    # than a line: a piece that completes none carries its first) and a tail
+    ("tensor<300x130xi8>", "tensor<300x130xi8, tiled_layout<<1,0>>>", np.int8, (300, 130), T),
+    ("tensor<1000x333xi8>", "tensor<1000x333xi8, tiled_layout<<1,0>>>", np.int8, (1000, 333), T),
     ('tensor<3x40x14x14xf32, "nhwc">', "tensor<3x40x14x14xf32>", np.float32, (3, 14, 14, 40),
      lambda a: a.transpose(0, 3, 1, 2)),
     ('tensor<2x64x15x15xi8, "nhwc">', "tensor<2x64x15x15xf32>", np.int8, (2, 15, 15, 64),
