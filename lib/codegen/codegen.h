@@ -195,6 +195,11 @@ typedef struct {
 /* Plans a checked pair with byte-sized elements. false on allocation failure. */
 bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const LycTarget *tgt);
 void lyc_plan_free(LycPlan *p);
+/* The plan of a kernel with non-temporal stores (nt) for its plain
+ * variant, the one destinations that are not 64-byte aligned run: no
+ * transpose stores aligned lines, and those that can go through the
+ * panel (LycNest.panel) do, its lines streamed whatever the alignment. */
+void lyc_plan_misaligned(LycPlan *p);
 void lyc_plan_print(const LycPlan *p, LyBuf *out);
 /* Elements per chunk of a contiguous run with sub-byte elements on either
  * side: 64 bytes of the narrower side, at most 1 KB of the wider. */

@@ -325,15 +325,21 @@ char *lyEmitLLVMRepack(LyContext ctx, LyType src, LyType dst, unsigned flags) {
   if (lyc_check_pair(d, s, t) != LY_OK)
     return NULL;
   LycTarget tgt;
-  LycPlan p;
+  LycPlan p, q; /* q: the plain variant's (lyc_plan_misaligned) */
   lyc_host_target(&tgt);
   if (!lyc_plan(&p, s, t, &tgt)) {
     ly_diag_emit(d, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "out of memory");
     return NULL;
   }
+  if (!lyc_plan(&q, s, t, &tgt)) {
+    lyc_plan_free(&p);
+    ly_diag_emit(d, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "out of memory");
+    return NULL;
+  }
+  lyc_plan_misaligned(&q);
   LLVMContextRef c = LLVMContextCreate();
   LLVMModuleRef m = LLVMModuleCreateWithNameInContext("layoutc.repack", c);
-  LLVMValueRef kernel = lyc_emit_repack(m, &p, "ly_repack", false);
+  LLVMValueRef kernel = lyc_emit_repack(m, &q, "ly_repack", false);
   if (p.nt)
     lyc_emit_repack(m, &p, "ly_repack_nt", true);
   if (flags & LY_EMIT_WITH_MAIN)
@@ -342,5 +348,6 @@ char *lyEmitLLVMRepack(LyContext ctx, LyType src, LyType dst, unsigned flags) {
   LLVMDisposeModule(m);
   LLVMContextDispose(c);
   lyc_plan_free(&p);
+  lyc_plan_free(&q);
   return text;
 }

@@ -537,6 +537,7 @@ static KernelFn plain_kernel(LycKernel *k) {
     oom(&d);
     return NULL;
   }
+  lyc_plan_misaligned(&p);
   if (compile_variant(r, &d, k, &p, false, &mine) &&
       !__atomic_compare_exchange_n(&k->fn, &fn, mine, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
     mine = fn; /* another thread's came first */

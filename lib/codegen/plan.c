@@ -1182,6 +1182,16 @@ bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const Ly
 
 void lyc_plan_free(LycPlan *p) { plan_reset(p); }
 
+void lyc_plan_misaligned(LycPlan *p) {
+  for (int i = 0; p->nt && i < p->nnests; i++) {
+    LycNest *x = &p->nests[i];
+    if (x->inner == LYC_INNER_ZIP && x->aligned) {
+      x->aligned = false;
+      x->panel = zip_panel(x, p);
+    }
+  }
+}
+
 static void print_nest(const LycNest *x, bool gfni, const char *what, int i, LyBuf *out) {
   ly_buf_printf(out, "%s %d: src+%lld dst+%lld", what, i, (long long)x->src_base, (long long)x->dst_base);
   for (int l = 0; l < x->nloops; l++)

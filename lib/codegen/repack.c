@@ -26,7 +26,7 @@ typedef struct {
   int64_t run_bytes;  /* bytes of each row in rows */
   const LycNest *ytab_nest; /* the nest whose Y offsets ytab holds (y_table) */
   LLVMValueRef ytab;
-  LLVMValueRef panel;    /* with nt, the stack panel of the panel nests (x_piece) */
+  LLVMValueRef panel;    /* the stack panel of the panel nests (x_piece) */
   LLVMValueRef flush_fn; /* its flush (panel_flush_fn) */
 } Gen;
 
@@ -1668,7 +1668,7 @@ static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVM
   int xg = x->xg > 1 ? x->xg : 1;
   int64_t ngroups = nrows / ((int64_t)V * xg), nleft = (nrows - ngroups * V * xg) / V;
   Panel pn, *pp = NULL;
-  if (g->nt && x->panel) {
+  if (x->panel) {
     pp = &pn;
     pn.nest = *x;
     pn.S = lyc_panel_stride(x, g->p);
@@ -1896,7 +1896,7 @@ LLVMValueRef lyc_emit_repack(LLVMModuleRef m, const LycPlan *p, const char *name
     LLVMSetAlignment(g.rows, 64);
   }
   int64_t panel = 0; /* the largest panel (plan: panel) */
-  for (int i = 0; nt && i < p->nnests; i++)
+  for (int i = 0; i < p->nnests; i++)
     if (p->nests[i].panel && lyc_panel_bytes(&p->nests[i], p) > panel)
       panel = lyc_panel_bytes(&p->nests[i], p);
   if (panel) {
@@ -1909,7 +1909,7 @@ LLVMValueRef lyc_emit_repack(LLVMModuleRef m, const LycPlan *p, const char *name
     emit_nest(&g, &p->nests[i], false);
   for (int i = 0; i < p->nzero; i++)
     emit_nest(&g, &p->zero[i], true);
-  if (nt) /* non-temporal stores are weakly ordered: publish them before returning */
+  if (nt || panel) /* non-temporal stores are weakly ordered: publish them before returning */
     LLVMBuildFence(g.ir.b, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
   LLVMBuildRetVoid(g.ir.b);
   if (!nt)
