@@ -87,7 +87,7 @@ static const Case cases[] = {
     {"transpose f32 6000x5000 (odd sizes)", "tensor<6000x5000xf32>", "tensor<6000x5000xf32, tiled_layout<<1,0>>>", 2,
      {6000, 5000}, dnnl_f32, dnnl_f32, dnnl_ab, dnnl_ba, {0}, {0}},
     /* Destination rows 24016 bytes apart, not a whole number of lines: through the panel. */
-    {"transpose f32 6004x5000 (rows off lines)", "tensor<6004x5000xf32>", "tensor<6004x5000xf32, tiled_layout<<1,0>>>",
+    {"transpose f32 6004x5000 (off lines)", "tensor<6004x5000xf32>", "tensor<6004x5000xf32, tiled_layout<<1,0>>>",
      2, {6004, 5000}, dnnl_f32, dnnl_f32, dnnl_ab, dnnl_ba, {0}, {0}},
     /* In the cache, rows a power of two apart: each tile's rows share their cache sets. */
     {"transpose f32 1024x1024 (in cache)", "tensor<1024x1024xf32>", "tensor<1024x1024xf32, tiled_layout<<1,0>>>", 2,
