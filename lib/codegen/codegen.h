@@ -145,11 +145,11 @@ typedef struct {
   /* LYC_INNER_CONTIG: the loops go in source order (read one stream, write
    * a few or within a window) rather than destination order. */
   bool src_order;
-  /* LYC_INNER_ZIP, not aligned, past the cache: with non-temporal stores,
-   * the tiles of a Y run write into a stack panel whose rows fall on the
-   * destination rows' alignment, and each X piece's whole destination
-   * lines are streamed from it (repack.c's panel_flush; plan.c's
-   * zip_panel). */
+  /* LYC_INNER_ZIP, not aligned, past the cache: the tiles of a Y run write
+   * each X piece into a stack panel, and the whole destination lines it
+   * completes are streamed from it, read back at the destination's
+   * alignment (repack.c's x_piece and panel_flush_fn; plan.c's zip_panel,
+   * lyc_plan_misaligned). */
   bool panel;
 } LycNest;
 
@@ -252,7 +252,8 @@ LLVMValueRef lyc_emit_offset(LycIR *ir, const LyTypeImpl *t, LLVMValueRef *idx);
 
 /* Adds `void @name(ptr src, ptr dst, i64 thread, i64 nthreads)` to m. With
  * nt, the aligned register-transpose stores are non-temporal: the caller
- * must pass a 64-byte aligned dst. */
+ * must pass a 64-byte aligned dst. Either variant streams the lines of
+ * its panel nests (LycNest.panel), whatever dst's alignment. */
 LLVMValueRef lyc_emit_repack(LLVMModuleRef m, const LycPlan *p, const char *name, bool nt);
 
 /* Adds `i32 @main()` running the repack kernel on a pattern (see

@@ -285,7 +285,7 @@ static bool rows_off_lines(const LycNest *x, const LycPlan *p) {
     return false;
   const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
   int64_t row = Y->ds * (p->dbits / 8);
-  return X->ds == 1 && row >= 256 && row % LINE_BYTES && Y->ds != (X->n < p->vlen ? X->n : p->vlen);
+  return X->ds == 1 && Y->ds > 0 && row >= 256 && row % LINE_BYTES && Y->ds != (X->n < p->vlen ? X->n : p->vlen);
 }
 
 /* Whether the vector stores of a register-transpose nest may bypass the
@@ -1051,12 +1051,13 @@ static bool wide_packed(LycPlan *p) {
 
 /* Whether a transpose whose stores are not aligned (zip_aligned: its
  * destination rows are not a whole number of lines apart, or its tiles
- * are not whole lines) writes through a panel (repack.c's panel_flush):
+ * are not whole lines) writes through a panel (repack.c's panel_flush_fn):
  * each X piece of a Y run is transposed into a stack buffer, then every
  * destination line the piece completes is streamed past the cache from
  * it, the part of a line left over carried to the next piece, and the
- * partial lines at a sweep's two ends written by masked plain stores. Past the cache such rows cost
- * the read of every line they fill otherwise: on an Emerald Rapids VM an
+ * partial lines at a sweep's two ends written by masked plain stores.
+ * Past the cache such rows cost the read of every line they fill
+ * otherwise: on an Emerald Rapids VM an
  * f32 transpose 6004x5000 (rows 24016 bytes apart) ran at 3.2-3.5 GB/s
  * where 6000x5000 ran at 14-15 (and 5.0 with plain stores); through the
  * panel, 11-16. Only 64-byte vectors (the partial lines are masked byte

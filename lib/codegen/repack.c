@@ -1529,7 +1529,7 @@ static void if_end(Gen *g, LycIf *f) {
 
 /* A panel nest's Y run (plan: panel, see plan.c's zip_panel): its tiles
  * write each X piece into the panel, row r (Y position y0 + r) at S * r +
- * 64 (line-aligned stores), and panel_flush streams the destination lines
+ * 64 (line-aligned stores), and panel_flush_fn's function streams the lines
  * the piece completes, read back at the destination's alignment. */
 typedef struct {
   LycNest nest;       /* the nest with the panel's Y stride: its tiles write into the panel */
