@@ -204,7 +204,11 @@ void lyc_plan_print(const LycPlan *p, LyBuf *out);
 /* Elements per chunk of a contiguous run with sub-byte elements on either
  * side: 64 bytes of the narrower side, at most 1 KB of the wider. */
 int lyc_contig_chunk(const LycPlan *p);
-/* A panel nest's (LycNest.panel): bytes between its rows, and its size. */
+/* A panel nest's (LycNest.panel): whether its rows are joined (each Y
+ * position's X rows follow the last's, and a sweep takes all of X: a Y run
+ * is one destination range, streamed whole after its pieces), the bytes
+ * between its rows, and its size. */
+bool lyc_panel_joined(const LycNest *x);
 int64_t lyc_panel_stride(const LycNest *x, const LycPlan *p);
 int64_t lyc_panel_bytes(const LycNest *x, const LycPlan *p);
 

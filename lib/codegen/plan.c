@@ -1061,16 +1061,25 @@ static bool wide_packed(LycPlan *p) {
  * f32 transpose 6004x5000 (rows 24016 bytes apart) ran at 3.2-3.5 GB/s
  * where 6000x5000 ran at 14-15 (and 5.0 with plain stores); through the
  * panel, 11-16. Only 64-byte vectors (the partial lines are masked byte
- * stores), whole-byte elements, tile groups of a line or more, one Y loop,
- * no padding rows, rows at least 256 bytes apart, and a panel of at most
- * PANEL_MAX_BYTES on the stack (Y runs halved until it fits). Tried and
+ * stores), whole-byte elements, one Y loop, no padding rows, a panel of at
+ * most PANEL_MAX_BYTES on the stack (Y runs halved until it fits), and
+ * either joined rows (lyc_panel_joined: a Y run's rows one range, streamed
+ * whole after its pieces) or tile groups of a line or more into rows at
+ * least 256 bytes apart. Tried and
  * left out: i4 transposes (4000x3000, rows 2000 bytes apart), 13.3 GB/s
  * without against 12.0-12.3 through a panel in groups of four chunks (Y
  * runs of 2 for a 40 KB panel) and 9.3-10.5 with runs of 4 (80 KB, past
  * the L1 beside the staged rows). */
 #define PANEL_MAX_BYTES 65536
 
+bool lyc_panel_joined(const LycNest *x) {
+  const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
+  return x->ny == 1 && !x->xsuper && !x->xpad && Y->ds == X->n;
+}
+
 int64_t lyc_panel_stride(const LycNest *x, const LycPlan *p) {
+  if (lyc_panel_joined(x)) /* the destination's rows as they are */
+    return x->loops[x->nloops - 1].n * (p->dbits / 8);
   /* a piece (xg chunks), a line before it (the carry) and one after, in lines */
   int64_t piece = (int64_t)p->vlen * (p->dbits / 8) * (x->xg > 1 ? x->xg : 1);
   int64_t lines = (piece + LINE_BYTES - 1) / LINE_BYTES + 2;
@@ -1078,7 +1087,9 @@ int64_t lyc_panel_stride(const LycNest *x, const LycPlan *p) {
 }
 
 int64_t lyc_panel_bytes(const LycNest *x, const LycPlan *p) {
-  return (int64_t)(x->ym > 1 ? x->ym : 1) * p->vlen * lyc_panel_stride(x, p);
+  int64_t rows = (int64_t)(x->ym > 1 ? x->ym : 1) * p->vlen;
+  return lyc_panel_joined(x) ? (rows * lyc_panel_stride(x, p) + 3 * LINE_BYTES) / LINE_BYTES * LINE_BYTES
+                             : rows * lyc_panel_stride(x, p);
 }
 
 /* Whether the nest goes through the panel; its Y runs shortened (ym) until
@@ -1088,8 +1099,9 @@ static bool zip_panel(LycNest *x, const LycPlan *p) {
     return false;
   const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
   int dbytes = p->dbits / 8;
-  if (p->dbits < 8 || (int64_t)(x->xg > 1 ? x->xg : 1) * p->vlen * dbytes < LINE_BYTES || X->ds != 1 || Y->ds <= 0 ||
-      Y->ds * dbytes < 256 || Y->ds == (X->n < p->vlen ? X->n : p->vlen))
+  if (p->dbits < 8 || X->ds != 1 || Y->ds <= 0 || Y->ds == (X->n < p->vlen ? X->n : p->vlen))
+    return false;
+  if (!lyc_panel_joined(x) && ((int64_t)(x->xg > 1 ? x->xg : 1) * p->vlen * dbytes < LINE_BYTES || Y->ds * dbytes < 256))
     return false;
   while (x->ym > 1 && lyc_panel_bytes(x, p) > PANEL_MAX_BYTES)
     x->ym /= 2;

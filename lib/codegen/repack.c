@@ -1536,6 +1536,7 @@ typedef struct {
   LLVMValueRef rows;  /* Y positions in the run */
   int64_t S;          /* bytes between the panel's rows */
   int64_t dst_row;    /* elements between the destination's rows */
+  bool joined;        /* lyc_panel_joined: one flush of the run's rows, after its pieces */
 } Panel;
 
 #define PANEL_AT 64 /* a row's piece in the panel: after a line for the carry */
@@ -1632,6 +1633,20 @@ static LLVMValueRef panel_flush_fn(Gen *g) {
   return g->flush_fn = fn;
 }
 
+/* The address of destination element `off` (an i64). */
+static LLVMValueRef dst_at(Gen *g, LLVMValueRef off) {
+  return add(g, LLVMBuildPtrToInt(g->ir.b, g->dst, g->ir.i64, ""), lyc_mul_const(&g->ir, off, g->p->dbytes, ""));
+}
+
+/* Calls the flush (panel_flush_fn) of `rows` rows of `bytes` each from address a0. */
+static void panel_flush(Gen *g, const Panel *pn, LLVMValueRef a0, LLVMValueRef rows, LLVMValueRef before,
+                        LLVMValueRef last, LLVMValueRef bytes) {
+  LLVMValueRef fn = panel_flush_fn(g);
+  LLVMValueRef args[] = {g->panel, g->dst, a0, rows, bytes, before, last, lyc_i64(&g->ir, pn->S),
+                         lyc_i64(&g->ir, pn->dst_row * g->p->dbytes)};
+  LLVMBuildCall2(g->ir.b, LLVMGlobalGetValueType(fn), fn, args, 9, "");
+}
+
 /* One X piece of a Y run: the tiles of its ym Y blocks from y0 (X rows x0..
  * of so and dof, at offset x0), into the destination, or through the
  * panel (pn; last: whether the piece ends the sweep). */
@@ -1643,20 +1658,16 @@ static void x_piece(Gen *g, const LycNest *x, const Panel *pn, Tile t, int ym, L
   }
   const LycLoop *Y = &x->loops[x->nloops - 2];
   int db = g->p->dbytes;
-  LLVMValueRef at0 = lyc_mul_const(&g->ir, add(g, add(g, dof, x0), lyc_mul_const(&g->ir, y0, Y->ds, "")), db, "");
-  LLVMValueRef a0 = add(g, LLVMBuildPtrToInt(g->ir.b, g->dst, g->ir.i64, ""), at0);
   /* panel elements: row y - y0 at bytes PANEL_AT + (y - y0) * S */
   LLVMValueRef pdof = LLVMBuildSub(g->ir.b, lyc_i64(&g->ir, PANEL_AT / db), lyc_mul_const(&g->ir, y0, pn->S / db, ""),
                                    "pdof");
   LLVMValueRef dst = g->dst;
   g->dst = g->panel;
-  y_run(g, &pn->nest, t, ym, ycount, so, pdof, y0);
+  y_run(g, &pn->nest, t, ym, ycount, so, add(g, pdof, pn->joined ? x0 : lyc_i64(&g->ir, 0)), y0);
   g->dst = dst;
-  LLVMValueRef fn = panel_flush_fn(g);
-  LLVMValueRef args[] = {g->panel, g->dst, a0, pn->rows, lyc_i64(&g->ir, (int64_t)t.width * t.xg * db), /* xg chunks */
-                         lyc_mul_const(&g->ir, x0, db, ""), last, lyc_i64(&g->ir, pn->S),
-                         lyc_i64(&g->ir, pn->dst_row * db)};
-  LLVMBuildCall2(g->ir.b, LLVMGlobalGetValueType(fn), fn, args, 9, "");
+  if (!pn->joined)
+    panel_flush(g, pn, dst_at(g, add(g, add(g, dof, x0), lyc_mul_const(&g->ir, y0, Y->ds, ""))), pn->rows,
+                lyc_mul_const(&g->ir, x0, db, ""), last, lyc_i64(&g->ir, (int64_t)t.width * t.xg * db)); /* xg chunks */
 }
 
 /* The X rows of the Y blocks at y0: chunks of V rows, then the tail rows
@@ -1676,6 +1687,8 @@ static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVM
     pn.nest.loops[x->nloops - 2].ds = pn.S / g->p->dbytes;
     pn.dst_row = x->loops[x->nloops - 2].ds;
     pn.rows = ycount ? lyc_mul_const(&g->ir, ycount, yv, "") : lyc_i64(&g->ir, (int64_t)ym * yv);
+    pn.joined = lyc_panel_joined(x);
+    LY_ASSERT(!pn.joined || nrows == X->n);
   }
   LLVMValueRef yes = LLVMConstInt(g->ir.i1, 1, 0), no = LLVMConstInt(g->ir.i1, 0, 0);
   if (ngroups) { /* groups of xg chunks */
@@ -1700,6 +1713,9 @@ static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVM
     x_piece(g, x, pp, (Tile){1 << lyc_log2_ceil(width), tail, yv, width, 1}, ym, ycount,
             add(g, so, lyc_i64(&g->ir, x0 * X->ss)), dof, lyc_i64(&g->ir, x0), y0, yes);
   }
+  if (pp && pn.joined) /* the run's rows, one range */
+    panel_flush(g, &pn, dst_at(g, add(g, dof, lyc_mul_const(&g->ir, y0, X->n, ""))), lyc_i64(&g->ir, 1),
+                lyc_i64(&g->ir, 0), yes, lyc_mul_const(&g->ir, pn.rows, pn.S, ""));
 }
 
 /* Y blocks of V (in runs of ym per X chunk, see y_multiple), then the

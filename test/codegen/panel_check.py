@@ -30,6 +30,12 @@ PAIRS = [
     # i8 by byte columns in groups of four 32-row chunks, the chunks left over (32 bytes, less
     # than a line: a piece that completes none carries its first) and a tail
     ("tensor<300x130xi8>", "tensor<300x130xi8, tiled_layout<<1,0>>>", np.int8, (300, 130), T),
+    # joined rows (each pixel's channels follow the last's, one sweep of all of X): the Y run is
+    # one range, streamed whole; rows of 80 and 400 bytes, partial Y blocks and a tail chunk
+    ("tensor<4x20x15x15xf32>", 'tensor<4x20x15x15xf32, "nhwc">', np.float32, (4, 20, 15, 15),
+     lambda a: a.transpose(0, 2, 3, 1)),
+    ("tensor<2x100x30x30xf32>", 'tensor<2x100x30x30xf32, "nhwc">', np.float32, (2, 100, 30, 30),
+     lambda a: a.transpose(0, 2, 3, 1)),
     ("tensor<1000x333xi8>", "tensor<1000x333xi8, tiled_layout<<1,0>>>", np.int8, (1000, 333), T),
     ('tensor<3x40x14x14xf32, "nhwc">', "tensor<3x40x14x14xf32>", np.float32, (3, 14, 14, 40),
      lambda a: a.transpose(0, 3, 1, 2)),
