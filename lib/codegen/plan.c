@@ -280,12 +280,21 @@ static int x_line_group(const LycNest *x, int V, int dbits, bool off_lines) {
  * transposed, rows 4000 bytes apart, 4.7-9 GB/s with sweeps of 64 rows
  * and no groups, against 17-18 for 4096x3000; 19-20 through the panel in
  * groups of four chunks and sweeps of 512 rows. */
-static bool rows_off_lines(const LycNest *x, const LycPlan *p) {
+/* What every panel nest is (zip_panel, rows_off_lines): past the cache,
+ * 64-byte vectors, whole-byte elements, one Y loop whose positions are
+ * destination rows apart (not runs contiguous across Y), forward. */
+static bool panel_shape(const LycNest *x, const LycPlan *p) {
   if (x->nloops < 2 || x->ny != 1 || p->resident || !p->zmm || p->dbits < 8)
     return false;
   const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
-  int64_t row = Y->ds * (p->dbits / 8);
-  return X->ds == 1 && Y->ds > 0 && row >= 256 && row % LINE_BYTES && Y->ds != (X->n < p->vlen ? X->n : p->vlen);
+  return X->ds == 1 && Y->ds > 0 && Y->ds != (X->n < p->vlen ? X->n : p->vlen);
+}
+
+static bool rows_off_lines(const LycNest *x, const LycPlan *p) {
+  if (!panel_shape(x, p))
+    return false;
+  int64_t row = x->loops[x->nloops - 2].ds * (p->dbits / 8);
+  return row >= 256 && row % LINE_BYTES;
 }
 
 /* Whether the vector stores of a register-transpose nest may bypass the
@@ -1095,13 +1104,11 @@ int64_t lyc_panel_bytes(const LycNest *x, const LycPlan *p) {
 /* Whether the nest goes through the panel; its Y runs shortened (ym) until
  * the panel fits, if need be. */
 static bool zip_panel(LycNest *x, const LycPlan *p) {
-  if (x->inner != LYC_INNER_ZIP || x->aligned || p->resident || !p->zmm || x->ny != 1 || x->xpad || x->wide_bits)
+  if (x->inner != LYC_INNER_ZIP || x->aligned || x->xpad || x->wide_bits || !panel_shape(x, p))
     return false;
-  const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
   int dbytes = p->dbits / 8;
-  if (p->dbits < 8 || X->ds != 1 || Y->ds <= 0 || Y->ds == (X->n < p->vlen ? X->n : p->vlen))
-    return false;
-  if (!lyc_panel_joined(x) && ((int64_t)(x->xg > 1 ? x->xg : 1) * p->vlen * dbytes < LINE_BYTES || Y->ds * dbytes < 256))
+  if (!lyc_panel_joined(x) && ((int64_t)(x->xg > 1 ? x->xg : 1) * p->vlen * dbytes < LINE_BYTES ||
+                               x->loops[x->nloops - 2].ds * dbytes < 256))
     return false;
   while (x->ym > 1 && lyc_panel_bytes(x, p) > PANEL_MAX_BYTES)
     x->ym /= 2;

@@ -1635,7 +1635,7 @@ static LLVMValueRef panel_flush_fn(Gen *g) {
 
 /* The address of destination element `off` (an i64). */
 static LLVMValueRef dst_at(Gen *g, LLVMValueRef off) {
-  return add(g, LLVMBuildPtrToInt(g->ir.b, g->dst, g->ir.i64, ""), lyc_mul_const(&g->ir, off, g->p->dbytes, ""));
+  return LLVMBuildPtrToInt(g->ir.b, at(g, g->dst, off, g->p->dbytes), g->ir.i64, "");
 }
 
 /* Calls the flush (panel_flush_fn) of `rows` rows of `bytes` each from address a0. */
