@@ -1670,10 +1670,19 @@ static void x_piece(Gen *g, const LycNest *x, const Panel *pn, Tile t, int ym, L
                 lyc_mul_const(&g->ir, x0, db, ""), last, lyc_i64(&g->ir, (int64_t)t.width * t.xg * db)); /* xg chunks */
 }
 
+/* Where a joined panel nest's Y run (lyc_panel_joined) lies in the range
+ * one thread streams: the bytes of the range before it, and whether it
+ * ends the range. A run that does not end it carries its last partial line
+ * to the next (panel_flush_fn), so only the range's two ends are masked. */
+typedef struct {
+  LLVMValueRef before, last;
+} RunSeq;
+
 /* The X rows of the Y blocks at y0: chunks of V rows, then the tail rows
- * (with the destination padding that follows them, xpad). */
+ * (with the destination padding that follows them, xpad); seq: the run's
+ * place in its thread's range of joined runs (NULL: a range alone). */
 static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVMValueRef ycount, LLVMValueRef so,
-                   LLVMValueRef dof, LLVMValueRef y0) {
+                   LLVMValueRef dof, LLVMValueRef y0, const RunSeq *seq) {
   const LycLoop *X = &x->loops[x->nloops - 1];
   int V = g->p->vlen, tail = (int)(nrows % V);
   int xg = x->xg > 1 ? x->xg : 1;
@@ -1715,7 +1724,8 @@ static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVM
   }
   if (pp && pn.joined) /* the run's rows, one range */
     panel_flush(g, &pn, dst_at(g, add(g, dof, lyc_mul_const(&g->ir, y0, X->n, ""))), lyc_i64(&g->ir, 1),
-                lyc_i64(&g->ir, 0), yes, lyc_mul_const(&g->ir, pn.rows, pn.S, ""));
+                seq ? seq->before : lyc_i64(&g->ir, 0), seq ? seq->last : yes,
+                lyc_mul_const(&g->ir, pn.rows, pn.S, ""));
 }
 
 /* Y blocks of V (in runs of ym per X chunk, see y_multiple), then the
@@ -1742,27 +1752,36 @@ static void zip_sweep(Gen *g, const LycNest *x, int64_t nrows, LLVMValueRef so, 
   bool short_run = nruns && left && !(x->bit_copy && g->p->sbits < 8);
   if (nruns && x->ny > 1 && !split && !short_run && nruns <= Y_UNROLL_RUNS) {
     for (int64_t r = 0; r < nruns; r++)
-      x_rows(g, x, nrows, V, ym, NULL, so, dof, lyc_i64(&g->ir, r * V * ym));
+      x_rows(g, x, nrows, V, ym, NULL, so, dof, lyc_i64(&g->ir, r * V * ym), NULL);
   } else if (nruns) {
     LycLoopIR yl;
-    LLVMValueRef yb = open_loop(g, &yl, nruns + short_run, split, "yb"), count = NULL;
+    LLVMValueRef lo, hi;
+    range(g, nruns + short_run, split, &lo, &hi);
+    LLVMValueRef yb = lyc_loop_begin(&g->ir, &yl, lo, hi, "yb"), count = NULL;
     if (short_run) {
       LLVMValueRef last = LLVMBuildICmp(g->ir.b, LLVMIntEQ, yb, lyc_i64(&g->ir, nruns), "");
       count = LLVMBuildSelect(g->ir.b, last, lyc_i64(&g->ir, left), lyc_i64(&g->ir, ym), "yrun");
     }
-    x_rows(g, x, nrows, V, ym, count, so, dof, lyc_mul_const(&g->ir, yb, (int64_t)V * ym, "y0"));
+    RunSeq seq = {0}; /* a joined panel's runs: one range per thread, carried from run to run */
+    if (x->panel && lyc_panel_joined(x)) {
+      seq.before = lyc_mul_const(&g->ir, LLVMBuildSub(g->ir.b, yb, lo, ""), (int64_t)V * ym * x->loops[x->nloops - 1].n *
+                                                                                 g->p->dbytes, "before");
+      seq.last = LLVMBuildICmp(g->ir.b, LLVMIntEQ, LLVMBuildAdd(g->ir.b, yb, lyc_i64(&g->ir, 1), ""), hi, "");
+    }
+    x_rows(g, x, nrows, V, ym, count, so, dof, lyc_mul_const(&g->ir, yb, (int64_t)V * ym, "y0"),
+           seq.before ? &seq : NULL);
     lyc_loop_end(&g->ir, &yl);
   }
   if (left && !short_run) { /* one at a time */
     LycLoopIR rl;
     LLVMValueRef yr = open_loop(g, &rl, left, split, "yr");
     LLVMValueRef y0 = add(g, lyc_i64(&g->ir, nruns * ym * V), lyc_mul_const(&g->ir, yr, V, ""));
-    x_rows(g, x, nrows, V, 1, NULL, so, dof, y0);
+    x_rows(g, x, nrows, V, 1, NULL, so, dof, y0, NULL);
     lyc_loop_end(&g->ir, &rl);
   }
   if (ytail) {
     LLVMBasicBlockRef done = split ? only_thread0(g) : NULL;
-    x_rows(g, x, nrows, ytail, 1, NULL, so, dof, lyc_i64(&g->ir, nblocks * V));
+    x_rows(g, x, nrows, ytail, 1, NULL, so, dof, lyc_i64(&g->ir, nblocks * V), NULL);
     if (done) {
       LLVMBuildBr(g->ir.b, done);
       LLVMPositionBuilderAtEnd(g->ir.b, done);

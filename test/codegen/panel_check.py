@@ -7,7 +7,7 @@ NumPy's transpose (and conversion) of random source values does. The shapes cove
 a sweep (pairs of X chunks, a chunk left over, a partial tail chunk), the Y runs (a whole run, a
 shorter run, a partial Y block), super-blocks of X with rows left over after them, an outer
 loop (nhwc -> nchw), 1-, 2-, 4- and 8-byte elements (i8: pieces shorter than a line) and a
-conversion (s8 -> f32).
+conversion (s8 -> f32), and tiles whose runs continue across Y (nchw -> nChw8c, nChw16c).
 Prints one line per pair and `panel_check: N pairs, K failures`. Usage: panel_check.py TMPDIR"""
 import os
 import subprocess
@@ -41,6 +41,13 @@ PAIRS = [
      lambda a: a.transpose(0, 3, 1, 2)),
     ('tensor<2x64x15x15xi8, "nhwc">', "tensor<2x64x15x15xf32>", np.int8, (2, 15, 15, 64),
      lambda a: a.transpose(0, 3, 1, 2).astype(np.float32)),
+    # tiles whose runs continue across Y (nchw -> nChw8c, nChw16c: a channel block's pixels are one
+    # range), blocks 13x13 pixels long (not a whole number of lines): joined runs that carry their
+    # last partial line to the next run; bf16 (bits as they are)
+    ("tensor<2x32x13x13xf32>", 'tensor<2x32x13x13xf32, "nChw8c">', np.float32, (2, 32, 13, 13),
+     lambda a: a.reshape(2, 4, 8, 13, 13).transpose(0, 1, 3, 4, 2)),
+    ("tensor<2x64x13x13xbf16>", 'tensor<2x64x13x13xbf16, "nChw16c">', np.uint16, (2, 64, 13, 13),
+     lambda a: a.reshape(2, 4, 16, 13, 13).transpose(0, 1, 3, 4, 2)),
 ]
 
 

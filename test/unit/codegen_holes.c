@@ -2,8 +2,9 @@
  * after a repack, on every path and whatever the buffer held before. For each pair SRC DST on the
  * command line, the destination buffer is filled with 0xA5 and the pair runs through the
  * interpreter, the JIT kernel on one thread with a 64-byte aligned destination (the non-temporal
- * variant when the plan has one), on one thread with a misaligned destination (the plain variant),
- * and on three threads. The truth is independent of the kernels: the occupied bits come from
+ * variant when the plan has one), with a destination 1 byte off a line (the plain variant) on one
+ * and on three threads, and with an aligned one on three threads. The bytes just before and after
+ * the destination must keep their fill (GUARD bytes each side). The truth is independent of the kernels: the occupied bits come from
  * lyTypeGetOffset over every index; occupied bits must equal the interpreter's output into a
  * zeroed buffer, all the others must be zero.
  * Usage: codegen_holes SRC DST [SRC DST ...]; prints one line per pair and
@@ -53,8 +54,26 @@ typedef struct {
   int threads, misalign, interpret;
 } Path;
 
-static const Path paths[] = {{"interpreter", 1, 0, 1}, {"jit, aligned dst", 1, 0, 0},
-                             {"jit, misaligned dst", 1, 1, 0}, {"jit, 3 threads", 3, 0, 0}};
+static const Path paths[] = {{"interpreter", 1, 0, 1},
+                             {"jit, aligned dst", 1, 0, 0},
+                             {"jit, misaligned dst", 1, 1, 0},
+                             {"jit, 3 threads", 3, 0, 0},
+                             {"jit, misaligned dst, 3 threads", 3, 1, 0}};
+
+/* Bytes of the fill checked before and after the destination (a masked or
+ * carried store of the plain variant must not reach past its elements). */
+#define GUARD 64
+#define FILL 0xA5
+
+static int guards_intact(const uint8_t *buf, int misalign, int64_t dbytes) {
+  for (int64_t i = 0; i < GUARD + misalign; i++)
+    if (buf[i] != FILL)
+      return 0;
+  for (int64_t i = GUARD + misalign + dbytes; i < 2 * GUARD + misalign + dbytes; i++)
+    if (buf[i] != FILL)
+      return 0;
+  return 1;
+}
 
 static void check_pair(const char *stext, const char *ttext) {
   LyContext ctx = lyContextCreate();
@@ -66,7 +85,8 @@ static void check_pair(const char *stext, const char *ttext) {
     return;
   }
   uint8_t *in = malloc((size_t)sbytes + 1), *ref = calloc((size_t)dbytes + 1, 1), *occ = calloc((size_t)dbytes + 1, 1);
-  uint8_t *buf = aligned_alloc(64, ((size_t)dbytes + 128) & ~(size_t)63);
+  size_t nbuf = ((size_t)dbytes + 2 * GUARD + 64 + 63) & ~(size_t)63;
+  uint8_t *buf = aligned_alloc(64, nbuf);
   for (int64_t i = 0; i < sbytes; i++)
     in[i] = (uint8_t)(i * 131 + 7);
   LyRepacker r = lyRepackerCreate(ctx);
@@ -75,8 +95,8 @@ static void check_pair(const char *stext, const char *ttext) {
     fail(stext, ttext, "the interpreter refuses the pair");
   else
     for (size_t p = 0; p < sizeof paths / sizeof *paths; p++) {
-      uint8_t *out = buf + paths[p].misalign;
-      memset(buf, 0xA5, (size_t)dbytes + 1);
+      uint8_t *out = buf + GUARD + paths[p].misalign;
+      memset(buf, FILL, nbuf);
       LyRepackKernel k = paths[p].interpret ? (LyRepackKernel){NULL} : lyRepackKernelGet(r, s, t, paths[p].threads);
       LyStatus st = paths[p].interpret ? lyRepackInterpret(ctx, s, t, in, out)
                     : lyRepackKernelIsNull(k) ? LY_ERROR_INVALID : lyRepackRun(k, in, out);
@@ -84,6 +104,8 @@ static void check_pair(const char *stext, const char *ttext) {
         plan = lyRepackKernelDescribe(k);
       if (st != LY_OK || !matches(out, ref, occ, dbytes))
         fail(stext, ttext, paths[p].name);
+      else if (!guards_intact(buf, paths[p].misalign, dbytes))
+        fail(stext, ttext, "a write outside the destination");
     }
   printf("%s -> %s: %s%s\n", stext, ttext, plan && strstr(plan, "memset dst") ? "memset dst" : "no memset",
          plan && strstr(plan, "non-temporal") ? ", non-temporal variant" : "");
