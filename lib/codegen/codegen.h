@@ -149,7 +149,10 @@ typedef struct {
    * each X piece into a stack panel, and the whole destination lines it
    * completes are streamed from it, read back at the destination's
    * alignment (repack.c's x_piece and panel_flush_fn; plan.c's zip_panel,
-   * lyc_plan_misaligned). */
+   * lyc_plan_misaligned). LYC_INNER_CONTIG, in the plain variant only:
+   * pieces of ym runs of each row (loops[nloops-2]) along the loop before
+   * the rows go through the panel the same way (plan.c's contig_panel,
+   * repack.c's contig_pieces). */
   bool panel;
 } LycNest;
 
@@ -206,8 +209,9 @@ void lyc_plan_print(const LycPlan *p, LyBuf *out);
 int lyc_contig_chunk(const LycPlan *p);
 /* A panel nest's (LycNest.panel): whether its rows are joined (each Y
  * position's X rows follow the last's, and a sweep takes all of X: a Y run
- * is one destination range, streamed whole after its pieces), the bytes
- * between its rows, and its size. */
+ * is one destination range, streamed whole after its pieces; a contig
+ * nest's: each row's run follows the last row's and the loop before the
+ * rows continues them), the bytes between its rows, and its size. */
 bool lyc_panel_joined(const LycNest *x);
 int64_t lyc_panel_stride(const LycNest *x, const LycPlan *p);
 int64_t lyc_panel_bytes(const LycNest *x, const LycPlan *p);

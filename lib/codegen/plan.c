@@ -1100,20 +1100,26 @@ static bool wide_packed(LycPlan *p) {
 
 bool lyc_panel_joined(const LycNest *x) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Y = &x->loops[x->nloops - 2];
+  if (x->inner == LYC_INNER_CONTIG) /* X the run, Y the rows, then P */
+    return x->nloops >= 3 && Y->ds == X->n && x->loops[x->nloops - 3].ds == Y->n * X->n;
   return x->ny == 1 && !x->xsuper && !x->xpad && Y->ds == X->n;
 }
 
 int64_t lyc_panel_stride(const LycNest *x, const LycPlan *p) {
   if (lyc_panel_joined(x)) /* the destination's rows as they are */
     return x->loops[x->nloops - 1].n * (p->dbits / 8);
-  /* a piece (xg chunks), a line before it (the carry) and one after, in lines */
-  int64_t piece = (int64_t)p->vlen * (p->dbits / 8) * (x->xg > 1 ? x->xg : 1);
+  /* a piece (xg chunks, or ym runs of a contig nest), a line before it (the
+   * carry) and one after, in lines */
+  int64_t piece = x->inner == LYC_INNER_CONTIG ? x->ym * x->loops[x->nloops - 1].n * (p->dbits / 8)
+                                               : (int64_t)p->vlen * (p->dbits / 8) * (x->xg > 1 ? x->xg : 1);
   int64_t lines = (piece + LINE_BYTES - 1) / LINE_BYTES + 2;
   return (lines | 1) * LINE_BYTES; /* odd: rows 4 KB apart would stall the loads after the stores */
 }
 
 int64_t lyc_panel_bytes(const LycNest *x, const LycPlan *p) {
-  int64_t rows = (int64_t)(x->ym > 1 ? x->ym : 1) * p->vlen;
+  int64_t rows = x->inner != LYC_INNER_CONTIG ? (int64_t)(x->ym > 1 ? x->ym : 1) * p->vlen
+                 : lyc_panel_joined(x)        ? (int64_t)x->ym * x->loops[x->nloops - 2].n
+                                              : x->loops[x->nloops - 2].n;
   return lyc_panel_joined(x) ? (rows * lyc_panel_stride(x, p) + 3 * LINE_BYTES) / LINE_BYTES * LINE_BYTES
                              : rows * lyc_panel_stride(x, p);
 }
@@ -1222,13 +1228,41 @@ bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const Ly
 
 void lyc_plan_free(LycPlan *p) { plan_reset(p); }
 
+/* Whether a contig nest of whole-line runs (aligned) goes through the panel
+ * in the plain variant (lyc_plan_misaligned): its runs short (at most
+ * PANEL_RUN_BYTES), each continuing the last one of its row along the loop
+ * before the rows (P: its destination stride is the run), as in nhwc ->
+ * nChw16c, whose runs are a pixel's 16 channels and whose rows the channel
+ * blocks; or joined (lyc_panel_joined: each row's run follows the last
+ * row's, and P continues them all, as in nChw16c -> nhwc). Pieces of ym
+ * runs of every row are copied into the panel, and the lines they complete
+ * streamed (repack.c's contig_pieces). Into a destination 16 bytes off,
+ * each 64-byte run was two partial lines through the cache: nhwc ->
+ * nChw16c f32 32x64x56x56 ran at 12-19 GB/s, through the panel 20-28
+ * (aligned: 30-34); nChw16c -> nhwc 9-16 (aligned 26-29). */
+static bool contig_panel(LycNest *x, const LycPlan *p) {
+  if (x->inner != LYC_INNER_CONTIG || !x->aligned || x->packed || x->nloops < 3 || p->resident || !p->zmm ||
+      p->dbits < 8)
+    return false;
+  const LycLoop *P = &x->loops[x->nloops - 3], *R = &x->loops[x->nloops - 2], *run = &x->loops[x->nloops - 1];
+  bool joined = lyc_panel_joined(x);
+  int64_t bytes = run->n * (p->dbits / 8) * (joined ? R->n : 1); /* a piece's bytes per P position */
+  if ((!joined && P->ds != run->n) || P->n * bytes < PANEL_RUN_BYTES || R->ds <= 0 || bytes > PANEL_RUN_BYTES)
+    return false; /* (a row's sweep shorter than a piece would be mostly its two partial lines) */
+  x->ym = (int)(PANEL_RUN_BYTES / bytes < P->n ? PANEL_RUN_BYTES / bytes : P->n);
+  while (x->ym > 1 && lyc_panel_bytes(x, p) > PANEL_MAX_BYTES)
+    x->ym /= 2;
+  return lyc_panel_bytes(x, p) <= PANEL_MAX_BYTES;
+}
+
 void lyc_plan_misaligned(LycPlan *p) {
   for (int i = 0; p->nt && i < p->nnests; i++) {
     LycNest *x = &p->nests[i];
     if (x->inner == LYC_INNER_ZIP && x->aligned) {
       x->aligned = false;
       x->panel = zip_panel(x, p);
-    }
+    } else if (x->inner == LYC_INNER_CONTIG && contig_panel(x, p))
+      x->aligned = false, x->panel = true;
   }
 }
 

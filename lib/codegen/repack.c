@@ -1678,6 +1678,44 @@ typedef struct {
   LLVMValueRef before, last;
 } RunSeq;
 
+/* A contig panel nest (plan: panel, plan.c's contig_panel) from the loop
+ * before its rows (P) on: this thread's share of P in pieces of ym runs,
+ * each piece's runs of every row copied into the panel (row r at r * S +
+ * PANEL_AT; joined rows: one range, as in the destination), then the
+ * lines they complete streamed, the partial one carried to the next piece
+ * (panel_flush_fn). */
+static void contig_pieces(Gen *g, const LycNest *x, LLVMValueRef so, LLVMValueRef dof, bool split) {
+  const LycLoop *P = &x->loops[x->nloops - 3], *R = &x->loops[x->nloops - 2], *run = &x->loops[x->nloops - 1];
+  LycIR *ir = &g->ir;
+  LLVMBuilderRef b = ir->b;
+  int db = g->p->dbytes;
+  int64_t K = x->ym;
+  bool joined = lyc_panel_joined(x);
+  Panel pn = {.S = lyc_panel_stride(x, g->p), .dst_row = R->ds};
+  int64_t run_at = joined ? R->n * run->n : run->n; /* panel elements from one P position to the next */
+  LLVMValueRef lo, hi;
+  range(g, P->n, split, &lo, &hi);
+  LLVMValueRef npieces = lyc_div_const(ir, LLVMBuildAdd(b, LLVMBuildSub(b, hi, lo, ""), lyc_i64(ir, K - 1), ""), K, "");
+  LycLoopIR pl, rl, kl;
+  LLVMValueRef p0 = add(g, lo, lyc_mul_const(ir, lyc_loop_begin(ir, &pl, lyc_i64(ir, 0), npieces, "piece"), K, ""));
+  LLVMValueRef left = LLVMBuildSub(b, hi, p0, "");
+  LLVMValueRef cnt = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, left, lyc_i64(ir, K), ""), left, lyc_i64(ir, K), "");
+  LLVMValueRef dst = g->dst;
+  g->dst = g->panel;
+  LLVMValueRef r = open_loop(g, &rl, R->n, false, "prow");
+  LLVMValueRef k = lyc_loop_begin(ir, &kl, lyc_i64(ir, 0), cnt, "prun");
+  LLVMValueRef pd = add(g, lyc_i64(ir, PANEL_AT / db), add(g, lyc_mul_const(ir, r, pn.S / db, ""), lyc_mul_const(ir, k, run_at, "")));
+  inner_contig(g, x, run, step(g, step(g, so, add(g, p0, k), P->ss), r, R->ss), pd, false);
+  lyc_loop_end(ir, &kl);
+  lyc_loop_end(ir, &rl);
+  g->dst = dst;
+  LLVMValueRef last = LLVMBuildICmp(b, LLVMIntEQ, add(g, p0, cnt), hi, "");
+  panel_flush(g, &pn, dst_at(g, step(g, dof, p0, P->ds)), lyc_i64(ir, joined ? 1 : R->n),
+              lyc_mul_const(ir, LLVMBuildSub(b, p0, lo, ""), run_at * db, "before"), last,
+              lyc_mul_const(ir, cnt, run_at * db, ""));
+  lyc_loop_end(ir, &pl);
+}
+
 /* The X rows of the Y blocks at y0: chunks of V rows, then the tail rows
  * (with the destination padding that follows them, xpad); seq: the run's
  * place in its thread's range of joined runs (NULL: a range alone). */
@@ -1829,6 +1867,10 @@ static void zero_inner(Gen *g, const LycLoop *l, LLVMValueRef dof, bool split) {
 
 /* Emits loops[lv..] of a nest; `split` marks the loop that threads share. */
 static void emit_loops(Gen *g, const LycNest *x, bool zero, int lv, LLVMValueRef so, LLVMValueRef dof, bool split) {
+  if (!zero && x->panel && x->inner == LYC_INNER_CONTIG && lv == x->nloops - 3) {
+    contig_pieces(g, x, so, dof, split);
+    return;
+  }
   int inner_from = x->inner == LYC_INNER_ZIP ? x->nloops - 1 - x->ny : x->nloops - 1;
   if (lv >= inner_from) {
     const LycLoop *last = x->nloops ? &x->loops[x->nloops - 1] : NULL;
