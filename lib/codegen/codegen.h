@@ -154,6 +154,11 @@ typedef struct {
    * the rows go through the panel the same way (plan.c's contig_panel,
    * repack.c's contig_pieces). */
   bool panel;
+  /* panel, LYC_INNER_ZIP, in the plain variant only: the X rows and the Y
+   * group fill one destination range (the block: OIhw16i16o's 16x16x3x3),
+   * transposed whole into the panel, then streamed as one range (plan.c's
+   * zip_block, repack.c's block_zip). */
+  bool block;
 } LycNest;
 
 typedef enum {
@@ -211,7 +216,8 @@ int lyc_contig_chunk(const LycPlan *p);
  * position's X rows follow the last's, and a sweep takes all of X: a Y run
  * is one destination range, streamed whole after its pieces; a contig
  * nest's: each row's run follows the last row's and the loop before the
- * rows continues them), the bytes between its rows, and its size. */
+ * rows continues them), the bytes between its rows (a block's: the
+ * block's), and its size. */
 bool lyc_panel_joined(const LycNest *x);
 int64_t lyc_panel_stride(const LycNest *x, const LycPlan *p);
 int64_t lyc_panel_bytes(const LycNest *x, const LycPlan *p);

@@ -1900,8 +1900,31 @@ static void zip_sweep(Gen *g, const LycNest *x, int64_t nrows, LLVMValueRef so, 
 /* The X rows in super-blocks of xsuper (threads share them), each swept
  * whole, then the rows after the last whole one (threads share its Y
  * blocks). */
+static void inner_zip(Gen *g, const LycNest *x, LLVMValueRef so, LLVMValueRef dof, bool split);
+
+/* A block panel nest (plan: panel=block, plan.c's zip_block): its X rows
+ * and Y group, one destination range, transposed into the panel at
+ * PANEL_AT, then streamed whole (panel_flush_fn: one row, both end lines
+ * masked). */
+static void block_zip(Gen *g, const LycNest *x, LLVMValueRef so, LLVMValueRef dof) {
+  LycNest inner = *x;
+  inner.panel = inner.block = false;
+  LLVMValueRef dst = g->dst, one = lyc_i64(&g->ir, 1);
+  g->dst = g->panel;
+  inner_zip(g, &inner, so, lyc_i64(&g->ir, PANEL_AT / g->p->dbytes), false);
+  g->dst = dst;
+  Panel pn = {.S = lyc_panel_stride(x, g->p), .dst_row = 0}; /* one row: the block */
+  panel_flush(g, &pn, dst_at(g, dof), one, lyc_i64(&g->ir, 0), LLVMConstInt(g->ir.i1, 1, 0),
+              lyc_i64(&g->ir, pn.S));
+}
+
 static void inner_zip(Gen *g, const LycNest *x, LLVMValueRef so, LLVMValueRef dof, bool split) {
   const LycLoop *X = &x->loops[x->nloops - 1];
+  if (x->block) {
+    LY_ASSERT(!split);
+    block_zip(g, x, so, dof);
+    return;
+  }
   if (!x->xsuper) {
     zip_sweep(g, x, X->n, so, dof, split);
     return;
