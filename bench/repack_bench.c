@@ -4,8 +4,10 @@
  * and a streaming copy (each moving as many bytes as the repack; the faster is the limit),
  * oneDNN's reorder and layoutc's kernel, prints GB/s as (source bytes + destination bytes) /
  * best time and the ratios, and
- * checks that layoutc and oneDNN wrote the same bytes. Then the median JIT compile time per
- * kernel and the cost of a cached kernel lookup.
+ * checks that layoutc and oneDNN wrote the same bytes. The rows marked (dst+16) write to a
+ * destination 16 bytes past a line, as malloc returns large buffers, in both libraries (layoutc
+ * runs its plain variant, compiled on the first such run: not in the row's compile time). Then
+ * the median JIT compile time per kernel and the cost of a cached kernel lookup.
  *
  * Usage: repack_bench [--threads N] [--min-time SECONDS] [--only SUBSTRING] [--extra]
  * Without --threads the whole table is printed for 1 and then 2 threads (each a run of this
@@ -37,81 +39,98 @@ typedef struct {
   dnnl_data_type_t sdt, ddt;
   dnnl_format_tag_t stag, dtag; /* dnnl_format_tag_undef: use the strides below */
   dnnl_dims_t sstrides, dstrides;
+  int dst_off; /* bytes the destination starts past a page (both libraries): 16 is malloc's */
 } Case;
 
 /* XLA's f16 (128)(2,1) tiling as a strided oneDNN view: j = 256a + 128b + w, dst (i, a, w, b).
  * bf16 (8,128)(2,1) on 4096x4096: i = 8I + 2p + b, j = 128J + w, dst (I, J, p, w, b). */
 static const Case cases[] = {
     {"nchw->nChw16c f32 32x64x56x56", "tensor<32x64x56x56xf32>", "tensor<32x64x56x56xf32, \"nChw16c\">", 4,
-     {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_aBcd16b, {0}, {0}},
+     {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_aBcd16b, {0}, {0}, 0},
     {"nChw16c->nchw f32 32x64x56x56", "tensor<32x64x56x56xf32, \"nChw16c\">", "tensor<32x64x56x56xf32>", 4,
-     {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_aBcd16b, dnnl_abcd, {0}, {0}},
+     {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_aBcd16b, dnnl_abcd, {0}, {0}, 0},
     {"nchw->nhwc f32 32x64x56x56", "tensor<32x64x56x56xf32>", "tensor<32x64x56x56xf32, \"nhwc\">", 4,
-     {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_acdb, {0}, {0}},
+     {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_acdb, {0}, {0}, 0},
     {"transpose f32 8192x8192", "tensor<8192x8192xf32>", "tensor<8192x8192xf32, tiled_layout<<1,0>>>", 2,
-     {8192, 8192}, dnnl_f32, dnnl_f32, dnnl_ab, dnnl_ba, {0}, {0}},
+     {8192, 8192}, dnnl_f32, dnnl_f32, dnnl_ab, dnnl_ba, {0}, {0}, 0},
     {"f16 1024x10240 -> (128)(2,1)", "tensor<1024x10240xf16>",
      "tensor<1024x10240xf16, tiled_layout<<0,1>,(128),(2,1)>>", 4, {1024, 40, 2, 128}, dnnl_f16, dnnl_f16,
-     dnnl_format_tag_undef, dnnl_format_tag_undef, {10240, 256, 128, 1}, {10240, 256, 1, 2}},
+     dnnl_format_tag_undef, dnnl_format_tag_undef, {10240, 256, 128, 1}, {10240, 256, 1, 2}, 0},
     {"bf16 4096x4096 -> (8,128)(2,1)", "tensor<4096x4096xbf16>",
      "tensor<4096x4096xbf16, tiled_layout<<0,1>,(8,128),(2,1)>>", 5, {512, 4, 2, 32, 128}, dnnl_bf16, dnnl_bf16,
-     dnnl_format_tag_undef, dnnl_format_tag_undef, {32768, 8192, 4096, 128, 1}, {32768, 256, 1, 1024, 2}},
+     dnnl_format_tag_undef, dnnl_format_tag_undef, {32768, 8192, 4096, 128, 1}, {32768, 256, 1, 1024, 2}, 0},
     {"OIhw->OIhw16i16o f32 512x512x3x3", "tensor<512x512x3x3xf32>", "tensor<512x512x3x3xf32, \"OIhw16i16o\">", 4,
-     {512, 512, 3, 3}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_ABcd16b16a, {0}, {0}},
+     {512, 512, 3, 3}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_ABcd16b16a, {0}, {0}, 0},
     {"nchw f32 -> nChw16c bf16 32x64x56x56", "tensor<32x64x56x56xf32>", "tensor<32x64x56x56xbf16, \"nChw16c\">", 4,
-     {32, 64, 56, 56}, dnnl_f32, dnnl_bf16, dnnl_abcd, dnnl_aBcd16b, {0}, {0}},
+     {32, 64, 56, 56}, dnnl_f32, dnnl_bf16, dnnl_abcd, dnnl_aBcd16b, {0}, {0}, 0},
     /* The rest of the performance bars' rows: transposes, conversions, weights. */
     {"nhwc->nchw f32 32x64x56x56", "tensor<32x64x56x56xf32, \"nhwc\">", "tensor<32x64x56x56xf32>", 4,
-     {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_acdb, dnnl_abcd, {0}, {0}},
+     {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_acdb, dnnl_abcd, {0}, {0}, 0},
     {"nhwc->nChw16c f32 32x64x56x56", "tensor<32x64x56x56xf32, \"nhwc\">", "tensor<32x64x56x56xf32, \"nChw16c\">", 4,
-     {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_acdb, dnnl_aBcd16b, {0}, {0}},
+     {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_acdb, dnnl_aBcd16b, {0}, {0}, 0},
     {"abc->cba f32 64x512x512", "tensor<64x512x512xf32>", "tensor<64x512x512xf32, \"cba\">", 3, {64, 512, 512},
-     dnnl_f32, dnnl_f32, dnnl_abc, dnnl_cba, {0}, {0}},
+     dnnl_f32, dnnl_f32, dnnl_abc, dnnl_cba, {0}, {0}, 0},
     {"s8 nhwc -> f32 nchw 32x64x56x56", "tensor<32x64x56x56xi8, \"nhwc\">", "tensor<32x64x56x56xf32>", 4,
-     {32, 64, 56, 56}, dnnl_s8, dnnl_f32, dnnl_acdb, dnnl_abcd, {0}, {0}},
+     {32, 64, 56, 56}, dnnl_s8, dnnl_f32, dnnl_acdb, dnnl_abcd, {0}, {0}, 0},
     {"f32 nchw -> s8 nhwc 32x64x56x56", "tensor<32x64x56x56xf32>", "tensor<32x64x56x56xi8, \"nhwc\">", 4,
-     {32, 64, 56, 56}, dnnl_f32, dnnl_s8, dnnl_abcd, dnnl_acdb, {0}, {0}},
+     {32, 64, 56, 56}, dnnl_f32, dnnl_s8, dnnl_abcd, dnnl_acdb, {0}, {0}, 0},
     {"f32 -> s8 nchw 32x64x56x56", "tensor<32x64x56x56xf32>", "tensor<32x64x56x56xi8>", 4, {32, 64, 56, 56}, dnnl_f32,
-     dnnl_s8, dnnl_abcd, dnnl_abcd, {0}, {0}},
+     dnnl_s8, dnnl_abcd, dnnl_abcd, {0}, {0}, 0},
     {"OIhw->OIhw16i16o f32 256x256x3x3", "tensor<256x256x3x3xf32>", "tensor<256x256x3x3xf32, \"OIhw16i16o\">", 4,
-     {256, 256, 3, 3}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_ABcd16b16a, {0}, {0}},
+     {256, 256, 3, 3}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_ABcd16b16a, {0}, {0}, 0},
     {"f32 -> f16 nchw 32x64x56x56", "tensor<32x64x56x56xf32>", "tensor<32x64x56x56xf16>", 4, {32, 64, 56, 56},
-     dnnl_f32, dnnl_f16, dnnl_abcd, dnnl_abcd, {0}, {0}},
+     dnnl_f32, dnnl_f16, dnnl_abcd, dnnl_abcd, {0}, {0}, 0},
     {"f32 nchw -> f16 nChw16c 32x64x56x56", "tensor<32x64x56x56xf32>", "tensor<32x64x56x56xf16, \"nChw16c\">", 4,
-     {32, 64, 56, 56}, dnnl_f32, dnnl_f16, dnnl_abcd, dnnl_aBcd16b, {0}, {0}},
+     {32, 64, 56, 56}, dnnl_f32, dnnl_f16, dnnl_abcd, dnnl_aBcd16b, {0}, {0}, 0},
     {"nChw16c->nhwc f32 32x64x56x56", "tensor<32x64x56x56xf32, \"nChw16c\">", "tensor<32x64x56x56xf32, \"nhwc\">", 4,
-     {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_aBcd16b, dnnl_acdb, {0}, {0}},
+     {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_aBcd16b, dnnl_acdb, {0}, {0}, 0},
     /* int8 weights transposed: byte tiles. */
     {"transpose s8 4096x4096", "tensor<4096x4096xi8>", "tensor<4096x4096xi8, tiled_layout<<1,0>>>", 2, {4096, 4096},
-     dnnl_s8, dnnl_s8, dnnl_ab, dnnl_ba, {0}, {0}},
+     dnnl_s8, dnnl_s8, dnnl_ab, dnnl_ba, {0}, {0}, 0},
     {"transpose f32 6000x5000 (odd sizes)", "tensor<6000x5000xf32>", "tensor<6000x5000xf32, tiled_layout<<1,0>>>", 2,
-     {6000, 5000}, dnnl_f32, dnnl_f32, dnnl_ab, dnnl_ba, {0}, {0}},
+     {6000, 5000}, dnnl_f32, dnnl_f32, dnnl_ab, dnnl_ba, {0}, {0}, 0},
     /* Destination rows 24016 bytes apart, not a whole number of lines: through the panel. */
     {"transpose f32 6004x5000 (off lines)", "tensor<6004x5000xf32>", "tensor<6004x5000xf32, tiled_layout<<1,0>>>",
-     2, {6004, 5000}, dnnl_f32, dnnl_f32, dnnl_ab, dnnl_ba, {0}, {0}},
+     2, {6004, 5000}, dnnl_f32, dnnl_f32, dnnl_ab, dnnl_ba, {0}, {0}, 0},
     /* In the cache, rows a power of two apart: each tile's rows share their cache sets. */
     {"transpose f32 1024x1024 (in cache)", "tensor<1024x1024xf32>", "tensor<1024x1024xf32, tiled_layout<<1,0>>>", 2,
-     {1024, 1024}, dnnl_f32, dnnl_f32, dnnl_ab, dnnl_ba, {0}, {0}},
+     {1024, 1024}, dnnl_f32, dnnl_f32, dnnl_ab, dnnl_ba, {0}, {0}, 0},
     /* Small tensors (12 KB of f32): the cost of a call, threads not worth waking. */
     {"small nchw->nChw16c f32 1x16x12x16", "tensor<1x16x12x16xf32>", "tensor<1x16x12x16xf32, \"nChw16c\">", 4,
-     {1, 16, 12, 16}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_aBcd16b, {0}, {0}},
+     {1, 16, 12, 16}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_aBcd16b, {0}, {0}, 0},
     {"small nchw->nhwc f32 1x32x8x12", "tensor<1x32x8x12xf32>", "tensor<1x32x8x12xf32, \"nhwc\">", 4,
-     {1, 32, 8, 12}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_acdb, {0}, {0}},
+     {1, 32, 8, 12}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_acdb, {0}, {0}, 0},
     {"small OIhw->OIhw16i16o f32 32x32x3x1", "tensor<32x32x3x1xf32>", "tensor<32x32x3x1xf32, \"OIhw16i16o\">", 4,
-     {32, 32, 3, 1}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_ABcd16b16a, {0}, {0}},
+     {32, 32, 3, 1}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_ABcd16b16a, {0}, {0}, 0},
     /* No oneDNN counterpart (ndims 0): checked against the interpreter instead. */
     {"i4 9216x6144 -> (64,128)(8,1)", "tensor<9216x6144xi4>", "tensor<9216x6144xi4, tiled_layout<<0,1>,(64,128),(8,1)>>",
-     0, {0}, dnnl_data_type_undef, dnnl_data_type_undef, dnnl_format_tag_undef, dnnl_format_tag_undef, {0}, {0}},
+     0, {0}, dnnl_data_type_undef, dnnl_data_type_undef, dnnl_format_tag_undef, dnnl_format_tag_undef, {0}, {0}, 0},
     {"i4 transpose 4096x4096", "tensor<4096x4096xi4>", "tensor<4096x4096xi4, tiled_layout<<1,0>>>", 0, {0},
-     dnnl_data_type_undef, dnnl_data_type_undef, dnnl_format_tag_undef, dnnl_format_tag_undef, {0}, {0}},
+     dnnl_data_type_undef, dnnl_data_type_undef, dnnl_format_tag_undef, dnnl_format_tag_undef, {0}, {0}, 0},
     /* Int4 weights dequantized: packed pairs of nibbles unpacked, converted and stored. */
     {"i4 -> bf16 4096x4096 (dequantize)", "tensor<4096x4096xi4>", "tensor<4096x4096xbf16>", 0, {0},
-     dnnl_data_type_undef, dnnl_data_type_undef, dnnl_format_tag_undef, dnnl_format_tag_undef, {0}, {0}},
+     dnnl_data_type_undef, dnnl_data_type_undef, dnnl_format_tag_undef, dnnl_format_tag_undef, {0}, {0}, 0},
     /* Extents 32 does not divide: the last tiles of each side are partial (whole bytes still). */
     {"i4 transpose 4000x3000 (partial tiles)", "tensor<4000x3000xi4>", "tensor<4000x3000xi4, tiled_layout<<1,0>>>", 0,
-     {0}, dnnl_data_type_undef, dnnl_data_type_undef, dnnl_format_tag_undef, dnnl_format_tag_undef, {0}, {0}},
+     {0}, dnnl_data_type_undef, dnnl_data_type_undef, dnnl_format_tag_undef, dnnl_format_tag_undef, {0}, {0}, 0},
     {"i1 8192x8192 -> (32,128)(8,1)", "tensor<8192x8192xi1>", "tensor<8192x8192xi1, tiled_layout<<0,1>,(32,128),(8,1)>>",
-     0, {0}, dnnl_data_type_undef, dnnl_data_type_undef, dnnl_format_tag_undef, dnnl_format_tag_undef, {0}, {0}},
+     0, {0}, dnnl_data_type_undef, dnnl_data_type_undef, dnnl_format_tag_undef, dnnl_format_tag_undef, {0}, {0}, 0},
+    /* Destinations 16 bytes off a line, as malloc returns large buffers: layoutc runs its plain
+     * variant (lyc_plan_misaligned), oneDNN writes to the same place. */
+    {"nchw->nChw16c f32 32x64x56x56 (dst+16)", "tensor<32x64x56x56xf32>", "tensor<32x64x56x56xf32, \"nChw16c\">", 4,
+     {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_aBcd16b, {0}, {0}, 16},
+    {"nchw->nhwc f32 32x64x56x56 (dst+16)", "tensor<32x64x56x56xf32>", "tensor<32x64x56x56xf32, \"nhwc\">", 4,
+     {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_acdb, {0}, {0}, 16},
+    {"nhwc->nChw16c f32 32x64x56x56 (dst+16)", "tensor<32x64x56x56xf32, \"nhwc\">", "tensor<32x64x56x56xf32, \"nChw16c\">",
+     4, {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_acdb, dnnl_aBcd16b, {0}, {0}, 16},
+    {"nChw16c->nhwc f32 32x64x56x56 (dst+16)", "tensor<32x64x56x56xf32, \"nChw16c\">", "tensor<32x64x56x56xf32, \"nhwc\">",
+     4, {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_aBcd16b, dnnl_acdb, {0}, {0}, 16},
+    {"OIhw->OIhw16i16o 512x512x3x3 (dst+16)", "tensor<512x512x3x3xf32>", "tensor<512x512x3x3xf32, \"OIhw16i16o\">",
+     4, {512, 512, 3, 3}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_ABcd16b16a, {0}, {0}, 16},
+    {"f32 -> s8 nchw 32x64x56x56 (dst+16)", "tensor<32x64x56x56xf32>", "tensor<32x64x56x56xi8>", 4,
+     {32, 64, 56, 56}, dnnl_f32, dnnl_s8, dnnl_abcd, dnnl_abcd, {0}, {0}, 16},
+    {"transpose f32 6000x5000 (dst+16)", "tensor<6000x5000xf32>", "tensor<6000x5000xf32, tiled_layout<<1,0>>>", 2,
+     {6000, 5000}, dnnl_f32, dnnl_f32, dnnl_ab, dnnl_ba, {0}, {0}, 16},
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
 
@@ -119,19 +138,19 @@ enum { NCASES = sizeof cases / sizeof cases[0] };
  * multiple of the vector length. */
 static const Case extra_cases[] = {
     {"nchw->nChw16c f32 32x256x7x7", "tensor<32x256x7x7xf32>", "tensor<32x256x7x7xf32, \"nChw16c\">", 4,
-     {32, 256, 7, 7}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_aBcd16b, {0}, {0}},
+     {32, 256, 7, 7}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_aBcd16b, {0}, {0}, 0},
     {"nChw16c->nchw f32 32x256x7x7", "tensor<32x256x7x7xf32, \"nChw16c\">", "tensor<32x256x7x7xf32>", 4,
-     {32, 256, 7, 7}, dnnl_f32, dnnl_f32, dnnl_aBcd16b, dnnl_abcd, {0}, {0}},
+     {32, 256, 7, 7}, dnnl_f32, dnnl_f32, dnnl_aBcd16b, dnnl_abcd, {0}, {0}, 0},
     {"nchw->nhwc f32 64x3x224x224", "tensor<64x3x224x224xf32>", "tensor<64x3x224x224xf32, \"nhwc\">", 4,
-     {64, 3, 224, 224}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_acdb, {0}, {0}},
+     {64, 3, 224, 224}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_acdb, {0}, {0}, 0},
     {"nhwc->nchw f32 64x3x224x224", "tensor<64x3x224x224xf32, \"nhwc\">", "tensor<64x3x224x224xf32>", 4,
-     {64, 3, 224, 224}, dnnl_f32, dnnl_f32, dnnl_acdb, dnnl_abcd, {0}, {0}},
+     {64, 3, 224, 224}, dnnl_f32, dnnl_f32, dnnl_acdb, dnnl_abcd, {0}, {0}, 0},
     {"nchw->nChw16c f32 64x3x224x224", "tensor<64x3x224x224xf32>", "tensor<64x3x224x224xf32, \"nChw16c\">", 4,
-     {64, 3, 224, 224}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_aBcd16b, {0}, {0}},
+     {64, 3, 224, 224}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_aBcd16b, {0}, {0}, 0},
     {"nchw->nhwc f32 32x20x56x56", "tensor<32x20x56x56xf32>", "tensor<32x20x56x56xf32, \"nhwc\">", 4,
-     {32, 20, 56, 56}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_acdb, {0}, {0}},
+     {32, 20, 56, 56}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_acdb, {0}, {0}, 0},
     {"nhwc->nchw f32 32x20x56x56", "tensor<32x20x56x56xf32, \"nhwc\">", "tensor<32x20x56x56xf32>", 4,
-     {32, 20, 56, 56}, dnnl_f32, dnnl_f32, dnnl_acdb, dnnl_abcd, {0}, {0}},
+     {32, 20, 56, 56}, dnnl_f32, dnnl_f32, dnnl_acdb, dnnl_abcd, {0}, {0}, 0},
 };
 enum { NEXTRA = sizeof extra_cases / sizeof extra_cases[0] };
 
@@ -289,7 +308,8 @@ static Compile run_case(const Case *c, LyContext ctx, LyRepacker r, const Option
    * (the source size when the two are equal). A copy of the source alone would move a quarter of
    * what s8 -> f32 writes, and stay in the cache where the repack streams to memory. */
   int64_t cbytes = (sbytes + dbytes) / 2;
-  unsigned char *src = buffer(sbytes), *dst = buffer(dbytes), *ref = buffer(dbytes), *copy = buffer(cbytes);
+  unsigned char *src = buffer(sbytes), *dbuf = buffer(dbytes + 64), *rbuf = buffer(dbytes + 64), *copy = buffer(cbytes);
+  unsigned char *dst = dbuf + c->dst_off, *ref = rbuf + c->dst_off;
   unsigned char *pass = sbytes != dbytes ? buffer(dbytes) : NULL; /* nt_pass's destination */
   unsigned char *csrc = cbytes > sbytes ? buffer(cbytes) : src; /* what the copies read */
   fill(src, (size_t)sbytes, float_bytes(s));
@@ -353,7 +373,7 @@ static Compile run_case(const Case *c, LyContext ctx, LyRepacker r, const Option
     dnnl_free(&d);
   if (csrc != src)
     free(csrc);
-  free(src), free(dst), free(ref), free(copy), free(pass);
+  free(src), free(dbuf), free(rbuf), free(copy), free(pass);
   return cost;
 }
 
