@@ -1,6 +1,8 @@
 /* Random layout pairs on small shapes: each JIT repack kernel (on 1 to 4 threads) must produce
  * exactly the bytes of the reference interpreter, destination padding included, and the
  * interpreter itself must put every element where lyTypeGetOffset says and zero everywhere else.
+ * Each case's destination starts 0, 16, 1 or 48 bytes past a line in turn (the non-temporal and
+ * the plain variants), and the 64 bytes either side of it must keep their fill.
  * Layouts are random type strings through lyTypeParse: tiled_layout (with '*', which makes general
  * digits), format tags with blocks, strided with gaps, offsets, negative and zero strides.
  * Usage: codegen_random [CASES [SEED]] (a tenth of CASES when LAYOUTC_TEST_QUICK is set, as in the
@@ -16,6 +18,19 @@
 
 #include "layoutc/codegen.h"
 #include "layoutc/layoutc.h"
+
+/* Bytes of fill checked on each side of a destination. */
+#define GUARD 64
+
+static bool guards_intact(const unsigned char *before, int nbefore, const unsigned char *after) {
+  for (int i = 0; i < nbefore; i++)
+    if (before[i] != 0xa5)
+      return false;
+  for (int i = 0; i < GUARD; i++)
+    if (after[i] != 0xa5)
+      return false;
+  return true;
+}
 
 static uint64_t rng_state;
 static uint64_t rnd(void) {
@@ -300,10 +315,16 @@ static int run_case(LyContext ctx, LyRepacker rep, int c, bool sub_case) {
   int64_t sbytes, dbytes;
   lyTypeGetSizeBytes(s, &sbytes);
   lyTypeGetSizeBytes(t, &dbytes);
-  unsigned char *src = malloc((size_t)sbytes + 1), *ref = malloc((size_t)dbytes + 1), *out = malloc((size_t)dbytes + 1);
+  /* The destination at an offset the case picks from a line: aligned (the non-temporal variant
+   * where there is one), malloc's 16 bytes, 1 byte, 48 bytes (the plain variant, planned by
+   * lyc_plan_misaligned); the GUARD bytes either side must keep their fill. */
+  static const int offsets[] = {0, 16, 1, 48};
+  int off = offsets[c & 3];
+  unsigned char *src = malloc((size_t)sbytes + 1), *ref = malloc((size_t)dbytes + 1);
+  unsigned char *obuf = aligned_alloc(64, ((size_t)dbytes + 2 * GUARD + 64 + 63) & ~(size_t)63), *out = obuf + GUARD + off;
   for (int64_t i = 0; i < sbytes; i++)
     src[i] = (unsigned char)rnd();
-  memset(out, 0xa5, (size_t)dbytes); /* garbage: padding must be written */
+  memset(obuf, 0xa5, (size_t)dbytes + 2 * GUARD + off); /* garbage: padding must be written */
   LyRepackKernel k = lyRepackKernelGet(rep, s, t, threads);
   const char *why = NULL;
   if (lyRepackKernelIsNull(k))
@@ -314,20 +335,23 @@ static int run_case(LyContext ctx, LyRepacker rep, int c, bool sub_case) {
     why = "interpreter refused";
   else if (lyRepackRun(k, src, out), memcmp(out, ref, (size_t)dbytes))
     why = "JIT differs from the interpreter";
+  else if (!guards_intact(obuf, GUARD + off, out + dbytes))
+    why = "JIT wrote outside the destination";
   else if (sb == db && sb && !strcmp(p->from, p->to) && check_semantics(s, t, src, ref, sb))
     why = "interpreter differs from the offsets";
   if (!lyRepackKernelIsNull(k))
     count_plan(k);
   if (why) {
     char *a = lyTypeToString(s), *b = lyTypeToString(t), *plan = lyRepackKernelDescribe(k);
-    fprintf(stderr, "FAIL case %d (threads %d): %s\n  %s\n  %s\n%s", c, threads, why, a, b, plan ? plan : "");
+    fprintf(stderr, "FAIL case %d (threads %d, destination %d bytes off a line): %s\n  %s\n  %s\n%s", c, threads,
+            off, why, a, b, plan ? plan : "");
     lyStringFree(a);
     lyStringFree(b);
     lyStringFree(plan);
   }
   free(src);
   free(ref);
-  free(out);
+  free(obuf);
   if (sub_case)
     sub_state = rng_state, rng_state = main_state;
   return why != NULL;
