@@ -232,8 +232,9 @@ static void copy_range(Gen *g, LLVMValueRef lo, LLVMValueRef hi, LLVMValueRef so
  * line, the elements before the first line boundary go one at a time
  * (thread 0), the whole lines after it as in contig_lines (threads share
  * them), the rest one at a time (the last thread); otherwise all one at a
- * time. f32 -> s8 nchw 32x64x56x56 into a destination 16 bytes off, its
- * stores through the cache: 20.5-22.6 GB/s against 27.7-28.2 aligned. */
+ * time. f32 -> s8 nchw 32x64x56x56 into a destination 16 bytes off,
+ * interleaved: 25-27 GB/s with its stores through the cache, 31-36 so
+ * (aligned, in the same runs: 35-38). */
 static void contig_shifted(Gen *g, const LycLoop *x, int ahead, LLVMValueRef so, LLVMValueRef dof, bool split) {
   LycIR *ir = &g->ir;
   LLVMBuilderRef b = ir->b;
@@ -1897,9 +1898,6 @@ static void zip_sweep(Gen *g, const LycNest *x, int64_t nrows, LLVMValueRef so, 
   }
 }
 
-/* The X rows in super-blocks of xsuper (threads share them), each swept
- * whole, then the rows after the last whole one (threads share its Y
- * blocks). */
 static void inner_zip(Gen *g, const LycNest *x, LLVMValueRef so, LLVMValueRef dof, bool split);
 
 /* A block panel nest (plan: panel=block, plan.c's zip_block): its X rows
@@ -1918,6 +1916,9 @@ static void block_zip(Gen *g, const LycNest *x, LLVMValueRef so, LLVMValueRef do
               lyc_i64(&g->ir, pn.S));
 }
 
+/* The X rows in super-blocks of xsuper (threads share them), each swept
+ * whole, then the rows after the last whole one (threads share its Y
+ * blocks); a block panel nest through block_zip. */
 static void inner_zip(Gen *g, const LycNest *x, LLVMValueRef so, LLVMValueRef dof, bool split) {
   const LycLoop *X = &x->loops[x->nloops - 1];
   if (x->block) {
