@@ -163,9 +163,12 @@ LAYOUTC_API void lyRepackKernelRelease(LyRepackKernel k);
 
 /* Runs a kernel. src must hold SRC's allocation (lyTypeGetSizeBytes), dst
  * DST's. The buffers must not overlap. Large repacks run fastest with a
- * 64-byte aligned dst (their stores can then bypass the cache); the first
- * run of such a kernel on a misaligned dst compiles a variant for it, and
- * fails with LY_ERROR_NOMEM and a diagnostic only if that compile fails. */
+ * 64-byte aligned dst (their stores can then bypass the cache). The first
+ * run of such a kernel on a misaligned dst (malloc's large buffers are 16
+ * bytes off) compiles a variant for it, which streams whole lines where it
+ * can (transposes, blocked and channels-last reorders, contiguous
+ * conversions: docs/codegen.md), and fails with LY_ERROR_NOMEM and a
+ * diagnostic only if that compile fails. */
 LAYOUTC_API LyStatus lyRepackRun(LyRepackKernel k, const void *src, void *dst);
 
 /* 1 when the kernel is JIT-compiled machine code. Every pair the type system
