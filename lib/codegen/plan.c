@@ -272,14 +272,6 @@ static int x_line_group(const LycNest *x, int V, int dbits, bool off_lines) {
   return xg;
 }
 
-/* Whether a transpose's destination rows are not a whole number of lines
- * apart and it may go through the panel (zip_panel, before its tile groups
- * and sweeps are chosen): its line groups then keep the chunks left over
- * (x_line_group), and its sweeps are long (not far_sweeps' 64 rows, whose
- * 64-byte runs of each i8 row are two partial lines): i8 4000x3000
- * transposed, rows 4000 bytes apart, 4.7-9 GB/s with sweeps of 64 rows
- * and no groups, against 17-18 for 4096x3000; 19-20 through the panel in
- * groups of four chunks and sweeps of 512 rows. */
 /* What every panel nest is (zip_panel, rows_off_lines): past the cache,
  * 64-byte vectors, whole-byte elements, one Y loop whose positions are
  * destination rows apart, forward; tiles whose runs continue across Y
@@ -296,6 +288,14 @@ static bool panel_shape(const LycNest *x, const LycPlan *p, bool joined) {
   return X->ds == 1 && Y->ds > 0 && (Y->ds != (X->n < p->vlen ? X->n : p->vlen) || (joined && p->dbits >= 16));
 }
 
+/* Whether a transpose's destination rows are not a whole number of lines
+ * apart and it may go through the panel (zip_panel, before its tile groups
+ * and sweeps are chosen): its line groups then keep the chunks left over
+ * (x_line_group), and its sweeps are long (not far_sweeps' 64 rows, whose
+ * 64-byte runs of each i8 row are two partial lines): i8 4000x3000
+ * transposed, rows 4000 bytes apart, 4.7-9 GB/s with sweeps of 64 rows
+ * and no groups, against 17-18 for 4096x3000; 19-20 through the panel in
+ * groups of four chunks and sweeps of 512 rows. */
 static bool rows_off_lines(const LycNest *x, const LycPlan *p) {
   if (!panel_shape(x, p, false))
     return false;
@@ -1127,14 +1127,9 @@ static int64_t zip_block_elems(const LycNest *x) {
   LycLoop inner[LYC_MAX_LOOPS];
   int n = x->ny + 1;
   memcpy(inner, &x->loops[x->nloops - n], (size_t)n * sizeof *inner);
+  qsort(inner, (size_t)n, sizeof *inner, loop_order); /* largest destination stride first */
   int64_t expect = 1;
-  for (int k = 0; k < n; k++) { /* smallest stride first: each the extent of those below */
-    int best = k;
-    for (int j = k + 1; j < n; j++)
-      if (inner[j].ds < inner[best].ds)
-        best = j;
-    LycLoop t = inner[k];
-    inner[k] = inner[best], inner[best] = t;
+  for (int k = n - 1; k >= 0; k--) { /* smallest stride first: each the extent of those below */
     if (inner[k].ds != expect)
       return 0;
     expect *= inner[k].n;
@@ -1143,30 +1138,37 @@ static int64_t zip_block_elems(const LycNest *x) {
 }
 
 int64_t lyc_panel_bytes(const LycNest *x, const LycPlan *p) {
-  if (x->block) /* one row, the block */
-    return (lyc_panel_stride(x, p) + 3 * LINE_BYTES) / LINE_BYTES * LINE_BYTES;
-  int64_t rows = x->inner != LYC_INNER_CONTIG ? (int64_t)(x->ym > 1 ? x->ym : 1) * p->vlen
+  int64_t rows = x->block                     ? 1 /* one row, the block */
+                 : x->inner != LYC_INNER_CONTIG ? (int64_t)(x->ym > 1 ? x->ym : 1) * p->vlen
                  : lyc_panel_joined(x)        ? (int64_t)x->ym * x->loops[x->nloops - 2].n
                                               : x->loops[x->nloops - 2].n;
-  return lyc_panel_joined(x) ? (rows * lyc_panel_stride(x, p) + 3 * LINE_BYTES) / LINE_BYTES * LINE_BYTES
-                             : rows * lyc_panel_stride(x, p);
+  return x->block || lyc_panel_joined(x) ? (rows * lyc_panel_stride(x, p) + 3 * LINE_BYTES) / LINE_BYTES * LINE_BYTES
+                                         : rows * lyc_panel_stride(x, p);
+}
+
+/* Whether a panel nest's panel fits on the stack, its runs (ym) halved until it does. */
+static bool panel_fits(LycNest *x, const LycPlan *p) {
+  while (x->ym > 1 && lyc_panel_bytes(x, p) > PANEL_MAX_BYTES)
+    x->ym /= 2;
+  return lyc_panel_bytes(x, p) <= PANEL_MAX_BYTES;
 }
 
 /* Whether the nest goes through the panel; its Y runs shortened (ym) until
  * the panel fits, if need be. */
 static bool zip_panel(LycNest *x, const LycPlan *p) {
-  if (x->inner != LYC_INNER_ZIP || x->aligned || x->xpad || x->wide_bits || !panel_shape(x, p, lyc_panel_joined(x)))
+  if (x->inner != LYC_INNER_ZIP)
+    return false;
+  bool joined = lyc_panel_joined(x);
+  if (x->aligned || x->xpad || x->wide_bits || !panel_shape(x, p, joined))
     return false;
   int dbytes = p->dbits / 8;
-  if (!lyc_panel_joined(x) && ((int64_t)(x->xg > 1 ? x->xg : 1) * p->vlen * dbytes < LINE_BYTES ||
-                               x->loops[x->nloops - 2].ds * dbytes < 256))
+  if (!joined && ((int64_t)(x->xg > 1 ? x->xg : 1) * p->vlen * dbytes < LINE_BYTES ||
+                  x->loops[x->nloops - 2].ds * dbytes < 256))
     return false;
-  if (lyc_panel_joined(x) && x->loops[x->nloops - 1].n <= p->vlen && !x->stage_rows) /* short runs (see above) */
+  if (joined && x->loops[x->nloops - 1].n <= p->vlen && !x->stage_rows) /* short runs (see above) */
     while (x->ym > 1 && (int64_t)x->ym * p->vlen * x->loops[x->nloops - 1].n * dbytes > PANEL_RUN_BYTES)
       x->ym /= 2;
-  while (x->ym > 1 && lyc_panel_bytes(x, p) > PANEL_MAX_BYTES)
-    x->ym /= 2;
-  return lyc_panel_bytes(x, p) <= PANEL_MAX_BYTES;
+  return panel_fits(x, p);
 }
 
 /* Whether every nest that stores aligned vectors is a transpose whose
@@ -1278,9 +1280,7 @@ static bool contig_panel(LycNest *x, const LycPlan *p) {
   if ((!joined && P->ds != run->n) || P->n * bytes < PANEL_RUN_BYTES || R->ds <= 0 || bytes > PANEL_RUN_BYTES)
     return false; /* (a row's sweep shorter than a piece would be mostly its two partial lines) */
   x->ym = (int)(PANEL_RUN_BYTES / bytes < P->n ? PANEL_RUN_BYTES / bytes : P->n);
-  while (x->ym > 1 && lyc_panel_bytes(x, p) > PANEL_MAX_BYTES)
-    x->ym /= 2;
-  return lyc_panel_bytes(x, p) <= PANEL_MAX_BYTES;
+  return panel_fits(x, p);
 }
 
 /* Whether a zip nest that stores aligned lines in the non-temporal variant

@@ -136,15 +136,20 @@ static void copy_one(Gen *g, LLVMValueRef so, LLVMValueRef dof) { store_elem(g, 
 
 /* ===== Loops and thread split ==================================================== */
 
-/* [0, n), or this thread's share of it when split: [n*t/T, n*(t+1)/T). */
-static void range(Gen *g, int64_t n, bool split, LLVMValueRef *lo, LLVMValueRef *hi) {
-  *lo = lyc_i64(&g->ir, 0), *hi = lyc_i64(&g->ir, n);
+/* [0, n) (an i64 value), or this thread's share of it when split:
+ * [n*t/T, n*(t+1)/T). */
+static void range_of(Gen *g, LLVMValueRef n, bool split, LLVMValueRef *lo, LLVMValueRef *hi) {
+  *lo = lyc_i64(&g->ir, 0), *hi = n;
   if (!split)
     return;
   LLVMBuilderRef b = g->ir.b;
   LLVMValueRef t1 = LLVMBuildAdd(b, g->tid, lyc_i64(&g->ir, 1), "");
-  *lo = LLVMBuildUDiv(b, LLVMBuildMul(b, *hi, g->tid, ""), g->nth, "lo");
-  *hi = LLVMBuildUDiv(b, LLVMBuildMul(b, *hi, t1, ""), g->nth, "hi");
+  *lo = LLVMBuildUDiv(b, LLVMBuildMul(b, n, g->tid, ""), g->nth, "lo");
+  *hi = LLVMBuildUDiv(b, LLVMBuildMul(b, n, t1, ""), g->nth, "hi");
+}
+
+static void range(Gen *g, int64_t n, bool split, LLVMValueRef *lo, LLVMValueRef *hi) {
+  range_of(g, lyc_i64(&g->ir, n), split, lo, hi);
 }
 
 static LLVMValueRef open_loop(Gen *g, LycLoopIR *l, int64_t n, bool split, const char *name) {
@@ -249,10 +254,9 @@ static void contig_shifted(Gen *g, const LycLoop *x, int ahead, LLVMValueRef so,
                                    db, "head");
     e = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGT, e, n, ""), n, e, "");
     LLVMValueRef nl = lyc_div_const(ir, LLVMBuildSub(b, n, e, ""), line, "lines");
-    LLVMValueRef lo = zero, hi = nl, first = LLVMConstInt(ir->i1, 1, 0), last = first;
+    LLVMValueRef lo, hi, first = LLVMConstInt(ir->i1, 1, 0), last = first;
+    range_of(g, nl, split, &lo, &hi);
     if (split) {
-      lo = LLVMBuildUDiv(b, LLVMBuildMul(b, nl, g->tid, ""), g->nth, "");
-      hi = LLVMBuildUDiv(b, LLVMBuildMul(b, nl, LLVMBuildAdd(b, g->tid, lyc_i64(ir, 1), ""), ""), g->nth, "");
       first = LLVMBuildICmp(b, LLVMIntEQ, g->tid, zero, "");
       last = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAdd(b, g->tid, lyc_i64(ir, 1), ""), g->nth, "");
     }
