@@ -4,9 +4,9 @@
  * interpreter, the JIT kernel on one thread with a 64-byte aligned destination (the non-temporal
  * variant when the plan has one), with a misaligned destination (the plain variant) 1 byte off a
  * line on one thread and 16 bytes off (malloc's) on three, and with an aligned one on three
- * threads. The bytes just before and after
- * the destination must keep their fill (GUARD bytes each side). The truth is independent of the kernels: the occupied bits come from
- * lyTypeGetOffset over every index; occupied bits must equal the interpreter's output into a
+ * threads. The bytes just before and after the destination must keep their fill (guarded_dst.h).
+ * The truth is independent of the kernels: the occupied bits come from lyTypeGetOffset over every
+ * index; occupied bits must equal the interpreter's output into a
  * zeroed buffer, all the others must be zero.
  * Usage: codegen_holes SRC DST [SRC DST ...]; prints one line per pair and
  * `codegen_holes: N pairs, K failures`; exit status 0 only if K == 0. */
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guarded_dst.h"
 #include "layoutc/codegen.h"
 #include "layoutc/layoutc.h"
 
@@ -61,20 +62,7 @@ static const Path paths[] = {{"interpreter", 1, 0, 1},
                              {"jit, 3 threads", 3, 0, 0},
                              {"jit, dst 16 bytes off, 3 threads", 3, 16, 0}};
 
-/* Bytes of the fill checked before and after the destination (a masked or
- * carried store of the plain variant must not reach past its elements). */
-#define GUARD 64
 #define FILL 0xA5
-
-static int guards_intact(const uint8_t *buf, int misalign, int64_t dbytes) {
-  for (int64_t i = 0; i < GUARD + misalign; i++)
-    if (buf[i] != FILL)
-      return 0;
-  for (int64_t i = GUARD + misalign + dbytes; i < 2 * GUARD + misalign + dbytes; i++)
-    if (buf[i] != FILL)
-      return 0;
-  return 1;
-}
 
 static void check_pair(const char *stext, const char *ttext) {
   LyContext ctx = lyContextCreate();
@@ -86,8 +74,11 @@ static void check_pair(const char *stext, const char *ttext) {
     return;
   }
   uint8_t *in = malloc((size_t)sbytes + 1), *ref = calloc((size_t)dbytes + 1, 1), *occ = calloc((size_t)dbytes + 1, 1);
-  size_t nbuf = ((size_t)dbytes + 2 * GUARD + 64 + 63) & ~(size_t)63;
-  uint8_t *buf = aligned_alloc(64, nbuf);
+  GuardedDst buf;
+  if (!guarded_dst_alloc(&buf, dbytes)) {
+    fprintf(stderr, "codegen_holes: out of memory\n");
+    exit(1);
+  }
   for (int64_t i = 0; i < sbytes; i++)
     in[i] = (uint8_t)(i * 131 + 7);
   LyRepacker r = lyRepackerCreate(ctx);
@@ -96,8 +87,7 @@ static void check_pair(const char *stext, const char *ttext) {
     fail(stext, ttext, "the interpreter refuses the pair");
   else
     for (size_t p = 0; p < sizeof paths / sizeof *paths; p++) {
-      uint8_t *out = buf + GUARD + paths[p].misalign;
-      memset(buf, FILL, nbuf);
+      uint8_t *out = guarded_dst_fill(&buf, paths[p].misalign, FILL);
       LyRepackKernel k = paths[p].interpret ? (LyRepackKernel){NULL} : lyRepackKernelGet(r, s, t, paths[p].threads);
       LyStatus st = paths[p].interpret ? lyRepackInterpret(ctx, s, t, in, out)
                     : lyRepackKernelIsNull(k) ? LY_ERROR_INVALID : lyRepackRun(k, in, out);
@@ -105,14 +95,14 @@ static void check_pair(const char *stext, const char *ttext) {
         plan = lyRepackKernelDescribe(k);
       if (st != LY_OK || !matches(out, ref, occ, dbytes))
         fail(stext, ttext, paths[p].name);
-      else if (!guards_intact(buf, paths[p].misalign, dbytes))
+      else if (!guarded_dst_intact(&buf, FILL))
         fail(stext, ttext, "a write outside the destination");
     }
   printf("%s -> %s: %s%s\n", stext, ttext, plan && strstr(plan, "memset dst") ? "memset dst" : "no memset",
          plan && strstr(plan, "non-temporal") ? ", non-temporal variant" : "");
   lyStringFree(plan);
   lyRepackerDestroy(r);
-  free(in), free(ref), free(occ), free(buf);
+  free(in), free(ref), free(occ), guarded_dst_free(&buf);
   lyContextDestroy(ctx);
 }
 

@@ -16,21 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guarded_dst.h"
 #include "layoutc/codegen.h"
 #include "layoutc/layoutc.h"
-
-/* Bytes of fill checked on each side of a destination. */
-#define GUARD 64
-
-static bool guards_intact(const unsigned char *before, int nbefore, const unsigned char *after) {
-  for (int i = 0; i < nbefore; i++)
-    if (before[i] != 0xa5)
-      return false;
-  for (int i = 0; i < GUARD; i++)
-    if (after[i] != 0xa5)
-      return false;
-  return true;
-}
 
 static uint64_t rng_state;
 static uint64_t rnd(void) {
@@ -317,14 +305,18 @@ static int run_case(LyContext ctx, LyRepacker rep, int c, bool sub_case) {
   lyTypeGetSizeBytes(t, &dbytes);
   /* The destination at an offset the case picks from a line: aligned (the non-temporal variant
    * where there is one), malloc's 16 bytes, 1 byte, 48 bytes (the plain variant, planned by
-   * lyc_plan_misaligned); the GUARD bytes either side must keep their fill. */
+   * lyc_plan_misaligned); the guards either side must keep their fill (guarded_dst.h). */
   static const int offsets[] = {0, 16, 1, 48};
   int off = offsets[c & 3];
   unsigned char *src = malloc((size_t)sbytes + 1), *ref = malloc((size_t)dbytes + 1);
-  unsigned char *obuf = aligned_alloc(64, ((size_t)dbytes + 2 * GUARD + 64 + 63) & ~(size_t)63), *out = obuf + GUARD + off;
+  GuardedDst obuf;
+  if (!guarded_dst_alloc(&obuf, dbytes)) {
+    fprintf(stderr, "codegen_random: out of memory\n");
+    exit(1);
+  }
   for (int64_t i = 0; i < sbytes; i++)
     src[i] = (unsigned char)rnd();
-  memset(obuf, 0xa5, (size_t)dbytes + 2 * GUARD + off); /* garbage: padding must be written */
+  unsigned char *out = guarded_dst_fill(&obuf, off, 0xa5); /* garbage: padding must be written */
   LyRepackKernel k = lyRepackKernelGet(rep, s, t, threads);
   const char *why = NULL;
   if (lyRepackKernelIsNull(k))
@@ -335,7 +327,7 @@ static int run_case(LyContext ctx, LyRepacker rep, int c, bool sub_case) {
     why = "interpreter refused";
   else if (lyRepackRun(k, src, out), memcmp(out, ref, (size_t)dbytes))
     why = "JIT differs from the interpreter";
-  else if (!guards_intact(obuf, GUARD + off, out + dbytes))
+  else if (!guarded_dst_intact(&obuf, 0xa5))
     why = "JIT wrote outside the destination";
   else if (sb == db && sb && !strcmp(p->from, p->to) && check_semantics(s, t, src, ref, sb))
     why = "interpreter differs from the offsets";
@@ -351,7 +343,7 @@ static int run_case(LyContext ctx, LyRepacker rep, int c, bool sub_case) {
   }
   free(src);
   free(ref);
-  free(obuf);
+  guarded_dst_free(&obuf);
   if (sub_case)
     sub_state = rng_state, rng_state = main_state;
   return why != NULL;
