@@ -184,6 +184,7 @@ typedef struct {
   bool zmm;            /* the target has 64-byte vectors (i8 transposes by columns) */
   bool ternlog;        /* nibble_pairs' bit select as VPTERNLOG (the host has AVX-512F) */
   int lookup_bytes;    /* vector conversions look their codes up in tables this wide (lyc_emit_convert_lookup); 0: no */
+  int cvtph_bytes;     /* f32 -> f16 by VCVTPS2PH this wide (LycIR.cvtph_bytes); 0: fptrunc */
 } LycPlan;
 
 /* Target facts the planner needs. */
@@ -198,6 +199,7 @@ typedef struct {
   int pshufb_bytes;     /* widest vector PSHUFB takes on the host (16, 32, 64); 0: none */
   int compress_bits;    /* narrowest lanes AVX-512's compress packs in 128- to 512-bit vectors (8, 32); 0: none */
   bool ternlog;         /* the host has AVX-512's VPTERNLOG (whatever vector_bytes says) */
+  int cvtph_bytes;      /* widest f32 vector VCVTPS2PH narrows to f16 (32 with F16C, 64 with AVX-512F); 0: none */
 } LycTarget;
 
 /* Plans a checked pair with byte-sized elements. false on allocation failure. */
@@ -231,6 +233,12 @@ typedef struct {
   LLVMBuilderRef b;
   LLVMValueRef fn;
   LLVMTypeRef i1, i8, i16, i32, i64, ptr, f16, bf16, f32, f64, vd;
+  /* f32 vectors narrow to f16 with x86's VCVTPS2PH in pieces this wide
+   * (bytes of f32), straight to i16 lanes; 0: fptrunc to half. On hosts
+   * with AVX512-FP16, half vectors are a legal type, LLVM 19 folds the
+   * bitcast to i16 into the store, and has no non-temporal store of half
+   * vectors: the store stays in the cache (convert.c's float_out). */
+  int cvtph_bytes;
 } LycIR;
 
 /* Sets up ir for module m (the builder is created; dispose with
@@ -242,6 +250,9 @@ LLVMValueRef lyc_ir_function(LycIR *ir, const char *name, LLVMTypeRef ret, LLVMT
 LLVMValueRef lyc_i64(LycIR *ir, int64_t v);
 /* A call of the intrinsic `name` overloaded on tys[0..ntys). */
 LLVMValueRef lyc_intrinsic(LycIR *ir, const char *name, LLVMTypeRef *tys, int ntys, LLVMValueRef *args, int nargs);
+/* parts[0..np) (np a power of two, vectors of one type) as one vector,
+ * concatenated pairwise. */
+LLVMValueRef lyc_concat(LycIR *ir, const LLVMValueRef *parts, int np);
 /* A read prefetch into all cache levels `ahead` bytes past ptr (prefetches
  * never fault, even past the end of a buffer). */
 void lyc_prefetch(LycIR *ir, LLVMValueRef ptr, int64_t ahead);

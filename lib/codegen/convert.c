@@ -270,6 +270,41 @@ static LLVMValueRef encode_e8m0(LycIR *ir, LLVMValueRef x, int n) {
   return LLVMBuildTrunc(b, r, vt(ir->i8, n), "");
 }
 
+/* Elements [from, from + len) of vector v. */
+static LLVMValueRef lanes(LycIR *ir, LLVMValueRef v, int from, int len) {
+  LLVMValueRef m[512];
+  for (int l = 0; l < len; l++)
+    m[l] = LLVMConstInt(ir->i32, (unsigned)(from + l), 0);
+  return LLVMBuildShuffleVector(ir->b, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(m, (unsigned)len), "");
+}
+
+/* n f32 lanes (n a multiple of 4) to f16 bits with VCVTPS2PH, pieces of
+ * ir->cvtph_bytes, rounding to nearest even whatever MXCSR says (imm 0):
+ * the same rounding as fptrunc, with i16 lanes throughout (LycIR says
+ * why). */
+static LLVMValueRef f32_to_f16_cvtph(LycIR *ir, LLVMValueRef x, int n) {
+  int w = ir->cvtph_bytes / 4;
+  while (w > n)
+    w /= 2;
+  int np = n / w;
+  LLVMValueRef parts[128];
+  LY_ASSERT(np <= 128 && (np & (np - 1)) == 0);
+  for (int q = 0; q < np; q++) {
+    LLVMValueRef piece = np == 1 ? x : lanes(ir, x, q * w, w), rc = LLVMConstInt(ir->i32, 0, 0);
+    if (w == 16) {
+      LLVMValueRef args[] = {piece, rc, LLVMConstNull(vt(ir->i16, 16)), LLVMConstInt(ir->i16, 0xffff, 0)};
+      parts[q] = lyc_intrinsic(ir, "llvm.x86.avx512.mask.vcvtps2ph.512", NULL, 0, args, 4);
+    }
+    else {
+      LLVMValueRef args[] = {piece, rc};
+      parts[q] = lyc_intrinsic(ir, w == 8 ? "llvm.x86.vcvtps2ph.256" : "llvm.x86.vcvtps2ph.128", NULL, 0, args, 2);
+      if (w == 4) /* the low four of eight lanes */
+        parts[q] = lanes(ir, parts[q], 0, 4);
+    }
+  }
+  return lyc_concat(ir, parts, np);
+}
+
 /* An f32 or f64 value, decoded from `from`, to the storage bits of float
  * type `to`. */
 static LLVMValueRef float_out(LycIR *ir, LyElem from, LyElem to, LLVMValueRef x, int n) {
@@ -281,6 +316,8 @@ static LLVMValueRef float_out(LycIR *ir, LyElem from, LyElem to, LLVMValueRef x,
   case LY_ELEM_F32:
     return LLVMBuildBitCast(b, d ? LLVMBuildFPTrunc(b, x, vt(ir->f32, n), "") : x, vt(ir->i32, n), "");
   case LY_ELEM_F16:
+    if (!d && ir->cvtph_bytes && n >= 4 && n % 4 == 0)
+      return f32_to_f16_cvtph(ir, x, n);
     if (!d) /* one rounding in hardware */
       return LLVMBuildBitCast(b, LLVMBuildFPTrunc(b, x, vt(ir->f16, n), ""), vt(ir->i16, n), "");
     return encode_narrow(ir, x, fmt_of(to), n);
@@ -477,9 +514,7 @@ LLVMValueRef lyc_emit_convert_lookup(LycIR *ir, LyElem from, LyElem to, LLVMValu
   LLVMValueRef parts[32];
   int np = n / width;
   for (int q = 0; q < np; q++) {
-    for (int l = 0; l < width; l++)
-      m[l] = LLVMConstInt(ir->i32, (unsigned)(q * width + l), 0);
-    LLVMValueRef piece = np == 1 ? v : LLVMBuildShuffleVector(b, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(m, (unsigned)width), "codes");
+    LLVMValueRef piece = np == 1 ? v : lanes(ir, v, q * width, width);
     LLVMValueRef lo, hi;
     LLVMValueRef a0[] = {LLVMConstVector(tab[0], (unsigned)width), piece};
     lo = lyc_intrinsic(ir, name, NULL, 0, a0, 2);
@@ -494,13 +529,6 @@ LLVMValueRef lyc_emit_convert_lookup(LycIR *ir, LyElem from, LyElem to, LLVMValu
     parts[q] = LLVMBuildBitCast(b, LLVMBuildShuffleVector(b, lo, hi, LLVMConstVector(m, (unsigned)(2 * width)), ""),
                                 vt(ir->i16, width), "");
   }
-  for (int w = np; w > 1; w /= 2) { /* concatenate pairwise */
-    int len = n / w;
-    for (int l = 0; l < 2 * len; l++)
-      m[l] = LLVMConstInt(ir->i32, (unsigned)l, 0);
-    for (int i = 0; i < w / 2; i++)
-      parts[i] = LLVMBuildShuffleVector(b, parts[2 * i], parts[2 * i + 1], LLVMConstVector(m, (unsigned)(2 * len)), "");
-  }
-  return parts[0];
+  return lyc_concat(ir, parts, np);
 }
 

@@ -53,6 +53,21 @@ LLVMValueRef lyc_intrinsic(LycIR *ir, const char *name, LLVMTypeRef *tys, int nt
   return LLVMBuildCall2(ir->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)nargs, "");
 }
 
+LLVMValueRef lyc_concat(LycIR *ir, const LLVMValueRef *parts, int np) {
+  LLVMValueRef cat[128], m[512];
+  LY_ASSERT(np >= 1 && np <= 128 && (np & (np - 1)) == 0);
+  memcpy(cat, parts, (size_t)np * sizeof *parts);
+  for (; np > 1; np /= 2) { /* pairwise */
+    int len = (int)LLVMGetVectorSize(LLVMTypeOf(cat[0]));
+    LY_ASSERT(2 * len <= 512);
+    for (int l = 0; l < 2 * len; l++)
+      m[l] = LLVMConstInt(ir->i32, (unsigned)l, 0);
+    for (int i = 0; i < np / 2; i++)
+      cat[i] = LLVMBuildShuffleVector(ir->b, cat[2 * i], cat[2 * i + 1], LLVMConstVector(m, (unsigned)(2 * len)), "cat");
+  }
+  return cat[0];
+}
+
 void lyc_prefetch(LycIR *ir, LLVMValueRef ptr, int64_t ahead) {
   LLVMTypeRef tys[] = {ir->ptr};
   LLVMValueRef off = lyc_i64(ir, ahead);

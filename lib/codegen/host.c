@@ -147,6 +147,8 @@ void lyc_host_target(LycTarget *t) {
   bool compress = has_feature(f, "avx512f") && has_feature(f, "avx512vl") && !(cv && !strcmp(cv, "0"));
   t->compress_bits = !compress ? 0 : has_feature(f, "avx512vbmi2") ? 8 : 32;
   t->ternlog = has_feature(f, "avx512f");
+  /* f32 -> f16 by VCVTPS2PH's intrinsics (LycIR.cvtph_bytes says why). */
+  t->cvtph_bytes = !has_feature(f, "f16c") ? 0 : has_feature(f, "avx512f") ? 64 : 32;
 }
 
 /* ===== Reads for ownership ========================================================== */

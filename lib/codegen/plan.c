@@ -1220,6 +1220,8 @@ bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const Ly
   bool real = lyElemGetKind(src->elem) != LY_ELEM_KIND_COMPLEX && lyElemGetKind(dst->elem) != LY_ELEM_KIND_COMPLEX;
   if (real && src->elem != dst->elem && p->sbits <= 4 && p->dbits <= 16) /* 16 codes at most: tables */
     p->lookup_bytes = tgt->pshufb_bytes < tgt->vector_bytes ? tgt->pshufb_bytes : tgt->vector_bytes;
+  if (dst->elem == LY_ELEM_F16 && src->elem != LY_ELEM_F16)
+    p->cvtph_bytes = tgt->cvtph_bytes < tgt->vector_bytes ? tgt->cvtph_bytes : tgt->vector_bytes;
   int64_t numel = 1;
   for (int d = 0; d < dst->rank; d++)
     numel *= dst->dims[d];

@@ -195,8 +195,6 @@ static LLVMBasicBlockRef only_thread0(Gen *g) {
 
 /* ===== Inner forms =============================================================== */
 
-static LLVMValueRef concat_all(Gen *g, LLVMValueRef *q, int k, int n);
-
 /* A contiguous run of whole destination lines (the planner's `aligned`) in
  * the non-temporal variant: vectors loaded, converted and stored past the
  * cache, line by line, one store a line (f32 -> s8 had four 16-byte ones);
@@ -213,7 +211,7 @@ static void contig_line(Gen *g, int ahead, LLVMValueRef so, LLVMValueRef dof, LL
     LLVMValueRef e = add(g, e0, lyc_i64(&g->ir, j));
     parts[np++] = convert(g, load(g, vec(g->st, V), at(g, g->src, add(g, so, e), g->p->sbytes)), V);
   }
-  store_nt(g, concat_all(g, parts, np, V), at(g, g->dst, add(g, dof, e0), g->p->dbytes), 64); /* one store a line */
+  store_nt(g, lyc_concat(&g->ir, parts, np), at(g, g->dst, add(g, dof, e0), g->p->dbytes), 64); /* one store a line */
 }
 
 static void contig_lines(Gen *g, const LycLoop *x, int ahead, LLVMValueRef so, LLVMValueRef dof, bool split) {
@@ -890,10 +888,24 @@ static void store_packed(Gen *g, const LycNest *x, LLVMValueRef *out, Tile t, LL
 static void store_pieces(Gen *g, const LycNest *x, LLVMValueRef *out, Tile t, LLVMValueRef dof, LLVMValueRef y0,
                          bool full) {
   int V = g->p->vlen, per = V / t.xt;
+  bool nt = full && g->nt && x->aligned;
+  /* A narrowing conversion's vector is a trunc, which LLVM folds into a
+   * truncating store (VPMOVDW to memory), never a non-temporal one: the
+   * non-temporal variant stores a position's xg vectors as one. */
+  bool one = nt && t.width == V && t.xg > 1 && (t.xg & (t.xg - 1)) == 0 && g->p->dbits >= 8 &&
+             g->p->dbytes < g->p->sbytes;
   for (int y = 0; y < t.yv; y++) {
     /* one Y loop: a constant past dof (packed_byte); else a value */
     int64_t yc = x->ny == 1 ? y * x->loops[x->nloops - 2].ds : 0;
     LLVMValueRef base = x->ny == 1 ? dof : add(g, dof, y_position_offset(g, x, y0, y));
+    if (one) {
+      LLVMValueRef parts[8];
+      LY_ASSERT(t.xg <= 8);
+      for (int c = 0; c < t.xg; c++)
+        parts[c] = out[c * V + y / per];
+      store_run(g, lyc_concat(&g->ir, parts, t.xg), base, yc, t.xg * V, true);
+      continue;
+    }
     for (int c = 0; c < t.xg; c++) {
       LLVMValueRef piece = out[c * V + y / per], m[64];
       if (t.width < V) {
@@ -902,7 +914,7 @@ static void store_pieces(Gen *g, const LycNest *x, LLVMValueRef *out, Tile t, LL
         piece = LLVMBuildShuffleVector(g->ir.b, piece, LLVMGetUndef(LLVMTypeOf(piece)),
                                        LLVMConstVector(m, (unsigned)t.width), "piece");
       }
-      store_run(g, piece, base, yc + (int64_t)c * V, t.width, full && g->nt && x->aligned);
+      store_run(g, piece, base, yc + (int64_t)c * V, t.width, nt);
     }
   }
 }
@@ -934,19 +946,6 @@ static void deinterleave_tile(Gen *g, int yv, LLVMValueRef so, LLVMValueRef *out
 }
 
 /* The concatenation of k vectors of n lanes each (k a power of two). */
-static LLVMValueRef concat_all(Gen *g, LLVMValueRef *q, int k, int n) {
-  LLVMValueRef cat[64], m[64];
-  LY_ASSERT(k <= 64 && k * n <= 64);
-  int len = n;
-  memcpy(cat, q, k * sizeof *q);
-  for (int w = k; w > 1; w /= 2, len *= 2) { /* concatenate pairwise */
-    for (int l = 0; l < 2 * len; l++)
-      m[l] = LLVMConstInt(g->ir.i32, (unsigned)l, 0);
-    for (int i = 0; i < w / 2; i++)
-      cat[i] = LLVMBuildShuffleVector(g->ir.b, cat[2 * i], cat[2 * i + 1], LLVMConstVector(m, (unsigned)(2 * len)), "cat");
-  }
-  return cat[0];
-}
 
 /* A full tile (V rows) of at most V/2 Y positions (the last Y block of a
  * channel count that is not a multiple of V: 20 channels are a block of 16
@@ -973,7 +972,7 @@ static bool narrow_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
       LLVMValueRef ptr = at(g, g->src, add(g, so, lyc_i64(&g->ir, (int64_t)(q * k + b) * X->ss)), g->p->sbytes);
       piece[b] = t.yv == yw ? load(g, pt, ptr) : masked_load(g, pt, ptr, yw, t.yv);
     }
-    LLVMValueRef v = concat_all(g, piece, k, yw);
+    LLVMValueRef v = lyc_concat(&g->ir, piece, k);
     if (narrow_first)
       v = convert(g, v, V);
     for (int l = 0; l < V; l++) /* lane c*k + b <- lane b*yw + c */
@@ -1033,7 +1032,7 @@ static void tile_vectors(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVM
 /* Lane l of the concatenation of k vectors of n lanes each, in the order
  * of lane (l % k) * n + l / k: their interleave. */
 static LLVMValueRef interleave(Gen *g, LLVMValueRef *q, int k, int n) {
-  LLVMValueRef cat = concat_all(g, q, k, n), m[64];
+  LLVMValueRef cat = lyc_concat(&g->ir, q, k), m[64];
   for (int l = 0; l < k * n; l++)
     m[l] = LLVMConstInt(g->ir.i32, (unsigned)(l % k * n + l / k), 0);
   return LLVMBuildShuffleVector(g->ir.b, cat, LLVMGetUndef(LLVMTypeOf(cat)), LLVMConstVector(m, (unsigned)(k * n)), "ilv");
@@ -1100,7 +1099,7 @@ static LLVMValueRef transpose_words(Gen *g, LLVMValueRef v, int bits, int n) {
  * the fields it does not select. */
 static LLVMValueRef field_rows(Gen *g, LLVMValueRef *rows, int k, int nb, int bits) {
   int n = k * nb, wb = nb < 8 ? nb : 8; /* word bytes: rotations stay within a block */
-  LLVMValueRef z = concat_all(g, rows, k, nb), m[64], amt[64], sel[64];
+  LLVMValueRef z = lyc_concat(&g->ir, rows, k), m[64], amt[64], sel[64];
   LLVMTypeRef wt = LLVMIntTypeInContext(g->ir.c, (unsigned)(8 * wb)), vt = vec(wt, n / wb);
   for (int s = k / 2; s >= 1; s /= 2) {
     unsigned lo_fields = 0; /* fields f mod 2s < s of a byte */
@@ -1175,7 +1174,7 @@ static void nibble_columns(Gen *g, const LycNest *x, LLVMValueRef so, int64_t ro
       LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, row, &piece, 1, "");
       q[l] = bytes == 16 ? load(g, qt, ptr) : masked_load(g, qt, ptr, 16, bytes);
     }
-    v[r] = concat_all(g, q, 4, 16);
+    v[r] = lyc_concat(&g->ir, q, 4);
   }
   for (int stage = 0; stage < 4; stage++) { /* the same interleave four times transposes 16x16 */
     for (int i = 0; i < 8; i++) {
@@ -1406,7 +1405,7 @@ static void nibble_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMV
       LY_ASSERT(t.xg % 2 == 0 && t.xg <= 8);
       for (int c = 0; c < t.xg; c += 2)
         two[c / 2] = LLVMBuildShuffleVector(g->ir.b, p[c][vy], p[c + 1][vy], LLVMConstVector(m, (unsigned)(2 * xb)), "pieces");
-      piece = concat_all(g, two, t.xg / 2, 2 * xb);
+      piece = lyc_concat(&g->ir, two, t.xg / 2);
     }
     LLVMValueRef byte = packed_byte(g, dof, y * Yin->ds, bits);
     LLVMValueRef ptr = LLVMBuildGEP2(g->ir.b, g->ir.i8, g->dst, &byte, 1, "");
@@ -1492,7 +1491,7 @@ static bool wide_group(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMVa
           lyc_prefetch(&g->ir, ptr, x->prefetch);
         piece[c] = convert(g, load(g, vt, ptr), V);
       }
-      w[r] = concat_all(g, piece, k, V);
+      w[r] = lyc_concat(&g->ir, piece, k);
     }
     zip_blocks(g, w, V, V, k);
     for (int y = 0; y < V; y++) {
@@ -2043,6 +2042,7 @@ static void emit_needs_memset(Gen *g, const char *name) {
 LLVMValueRef lyc_emit_repack(LLVMModuleRef m, const LycPlan *p, const char *name, bool nt) {
   Gen g = {.p = p, .nt = nt};
   lyc_ir_init(&g.ir, m);
+  g.ir.cvtph_bytes = p->cvtph_bytes;
   g.st = int_type(&g.ir, p->sbytes);
   g.dt = int_type(&g.ir, p->dbytes);
   LLVMTypeRef params[] = {g.ir.ptr, g.ir.ptr, g.ir.i64, g.ir.i64};
