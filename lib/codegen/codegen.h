@@ -253,6 +253,11 @@ LLVMValueRef lyc_intrinsic(LycIR *ir, const char *name, LLVMTypeRef *tys, int nt
 /* parts[0..np) (np a power of two, vectors of one type) as one vector,
  * concatenated pairwise. */
 LLVMValueRef lyc_concat(LycIR *ir, const LLVMValueRef *parts, int np);
+/* A store of v that bypasses the cache (!nontemporal), ptr aligned to
+ * `align`. LLVM 19's x86 back end silently makes it a cached store when v
+ * is a half vector or a lone trunc (codegen.md, non-temporal stores):
+ * callers store integer lanes, whole groups of narrowed vectors. */
+LLVMValueRef lyc_store_nt(LycIR *ir, LLVMValueRef v, LLVMValueRef ptr, unsigned align);
 /* A read prefetch into all cache levels `ahead` bytes past ptr (prefetches
  * never fault, even past the end of a buffer). */
 void lyc_prefetch(LycIR *ir, LLVMValueRef ptr, int64_t ahead);

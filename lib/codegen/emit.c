@@ -68,6 +68,15 @@ LLVMValueRef lyc_concat(LycIR *ir, const LLVMValueRef *parts, int np) {
   return cat[0];
 }
 
+LLVMValueRef lyc_store_nt(LycIR *ir, LLVMValueRef v, LLVMValueRef ptr, unsigned align) {
+  LLVMValueRef s = LLVMBuildStore(ir->b, v, ptr);
+  LLVMSetAlignment(s, align);
+  LLVMMetadataRef one = LLVMValueAsMetadata(LLVMConstInt(ir->i32, 1, 0));
+  LLVMSetMetadata(s, LLVMGetMDKindIDInContext(ir->c, "nontemporal", 11),
+                  LLVMMetadataAsValue(ir->c, LLVMMDNodeInContext2(ir->c, &one, 1)));
+  return s;
+}
+
 void lyc_prefetch(LycIR *ir, LLVMValueRef ptr, int64_t ahead) {
   LLVMTypeRef tys[] = {ir->ptr};
   LLVMValueRef off = lyc_i64(ir, ahead);

@@ -57,13 +57,7 @@ static LLVMValueRef load(Gen *g, LLVMTypeRef t, LLVMValueRef ptr) {
 static void store(Gen *g, LLVMValueRef v, LLVMValueRef ptr) { LLVMSetAlignment(LLVMBuildStore(g->ir.b, v, ptr), 1); }
 
 /* A store that bypasses the cache; ptr is aligned to the value's size. */
-static void store_nt(Gen *g, LLVMValueRef v, LLVMValueRef ptr, unsigned bytes) {
-  LLVMValueRef s = LLVMBuildStore(g->ir.b, v, ptr);
-  LLVMSetAlignment(s, bytes);
-  LLVMMetadataRef one = LLVMValueAsMetadata(LLVMConstInt(g->ir.i32, 1, 0));
-  LLVMSetMetadata(s, LLVMGetMDKindIDInContext(g->ir.c, "nontemporal", 11),
-                  LLVMMetadataAsValue(g->ir.c, LLVMMDNodeInContext2(g->ir.c, &one, 1)));
-}
+static void store_nt(Gen *g, LLVMValueRef v, LLVMValueRef ptr, unsigned bytes) { lyc_store_nt(&g->ir, v, ptr, bytes); }
 
 static bool is_zero(LLVMValueRef v) { return LLVMIsAConstantInt(v) && LLVMConstIntGetSExtValue(v) == 0; }
 

@@ -597,11 +597,7 @@ static void stream_run(Emit *e, LLVMValueRef at) {
   LLVMTypeRef lt = vec(e, 32, 16);
   LLVMValueRef v = LLVMBuildLoad2(e->ir.b, lt, LLVMBuildGEP2(e->ir.b, e->ir.i8, e->stage, &o, 1, "from"), "line");
   LLVMSetAlignment(v, 64);
-  LLVMValueRef st = LLVMBuildStore(e->ir.b, v, LLVMBuildGEP2(e->ir.b, e->ir.i8, dst, &o, 1, "to"));
-  LLVMSetAlignment(st, 64);
-  LLVMMetadataRef one = LLVMValueAsMetadata(LLVMConstInt(e->ir.i32, 1, 0));
-  LLVMSetMetadata(st, LLVMGetMDKindIDInContext(e->ir.c, "nontemporal", 11),
-                  LLVMMetadataAsValue(e->ir.c, LLVMMDNodeInContext2(e->ir.c, &one, 1)));
+  lyc_store_nt(&e->ir, v, LLVMBuildGEP2(e->ir.b, e->ir.i8, dst, &o, 1, "to"), 64);
   lyc_loop_end(&e->ir, &lp);
   LLVMBuildBr(e->ir.b, done);
   LLVMPositionBuilderAtEnd(e->ir.b, plain);
