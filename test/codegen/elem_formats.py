@@ -14,6 +14,12 @@
   rounds to the nearest power of two with ties up (APFloat's ties-to-even on a one-bit
   significand), zero and tiny values to its smallest code, negative values to NaN.
 - tf32 (f32's layout with 10 fraction bits; the 13 low bits zero) from random f32 values;
+- f16 against NumPy's float16: every code decoded to f32, and from f32 every f16 value, every
+  midpoint between neighbours (ties), the f32 values either side of each midpoint, the overflow
+  threshold, subnormals, infinities, NaNs and random words, through the compiled kernel with
+  64-, 32- and 16-byte vectors (x86's VCVTPS2PH in 16, 8 and 4 lanes) and the interpreter. NaNs
+  are layoutc's documented rule (sign and top payload bits kept, made quiet), which NumPy does
+  not follow (it keeps a signalling NaN signalling);
 - MLIR's unsigned and signed integers and index against NumPy: conversions to and from f32 and f64
   (round to nearest even, saturating; NaN gives 0), and between integers (extension by the
   source's signedness, then wrap-around).
@@ -158,12 +164,12 @@ class Runner:
         if self.failures <= 30:
             print(msg)
 
-    def repack(self, src, dst, data, interpret):
+    def repack(self, src, dst, data, interpret, env=None):
         inp, out = os.path.join(self.tmp, "in"), os.path.join(self.tmp, "out")
         with open(inp, "wb") as f:
             f.write(data)
         cmd = [self.layoutc, "repack", src, dst, "-i", inp, "-o", out] + (["--interpret"] if interpret else [])
-        r = subprocess.run(cmd, capture_output=True, text=True)
+        r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, **env) if env else None)
         if r.returncode:
             self.fail(f"{src} -> {dst}: {r.stderr.strip()}")
             return None
@@ -287,6 +293,66 @@ def check_tf32(run, rng):
                 run.fail(f"tf32 0x{w:08x} -> f32: got 0x{b:08x}, want 0x{w & ~0x1FFF:08x}")
 
 
+def f16_nan_from_f32(w):
+    """layoutc's f32 NaN -> f16: the sign, the top 10 payload bits, quiet."""
+    return (w >> 16 & 0x8000) | 0x7E00 | (w >> 13 & 0x3FF)
+
+
+def check_f16(run, rng):
+    codes = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+    finite = codes[np.isfinite(codes.view(np.float16))]
+    pos = np.unique(np.abs(finite.view(np.float16)).astype(np.float64))  # 0 .. 65504, ascending
+    mids = (pos[:-1] + pos[1:]) / 2  # exact in f32: one bit more than f16
+    mids = np.concatenate([mids, [65520.0]])  # max + half an ulp: the overflow tie
+    m32 = mids.astype(np.float32)
+    near = np.concatenate([np.nextafter(m32, np.float32(np.inf)), np.nextafter(m32, np.float32(0))])
+    vals = np.concatenate([pos.astype(np.float32), m32, near, [np.float32(65536.0), np.float32(1e30), np.float32(np.inf),
+                           np.float32(1e-8), np.float32(2.0 ** -25), np.float32(2.0 ** -24), np.float32(1e-45)]])
+    vals = np.concatenate([vals, -vals])
+    words = np.concatenate([vals.view(np.uint32), np.array([0x7FC00000, 0xFFC00000, 0x7F800001, 0x7FBFFFFF, 0xFF802000,
+                                                             0x7F801FFF] + [rng.getrandbits(32) for _ in range(20000)],
+                                                            dtype=np.uint32)])
+    words = np.concatenate([words, np.zeros(-len(words) % 32, dtype=np.uint32)])  # whole f16 lines: streamed
+    f = words.view(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = f.astype(np.float16).view(np.uint16).astype(np.uint32)
+    nan = np.isnan(f)
+    want[nan] = [f16_nan_from_f32(int(w)) for w in words[nan]]
+    n = len(words)
+    # f16 -> f32: every code (NaNs quiet, payload in the top fraction bits)
+    h = codes.view(np.float16)
+    back = h.astype(np.float32).view(np.uint32).copy()
+    hn = np.isnan(h)
+    back[hn] = [(int(c) & 0x8000) << 16 | 0x7FC00000 | (int(c) & 0x3FF) << 13 for c in codes[hn]]
+    for interp, vb in ((False, "64"), (False, "32"), (False, "16"), (True, "64")):
+        # past the non-temporal threshold: the kernel converts whole vectors itself (under it, a
+        # contiguous loop is scalar IR that LLVM vectorises)
+        env = {"LAYOUTC_VECTOR_BYTES": vb, "LAYOUTC_NT_THRESHOLD": "0"}
+        out = run.repack(f"tensor<{n}xf32>", f"tensor<{n}xf16>", words.tobytes(), interp, env)
+        if out is not None:
+            got = np.frombuffer(out, dtype=np.uint16).astype(np.uint32)
+            run.checks += n
+            for i in np.nonzero(got != want)[0][:5]:
+                run.fail(f"f32 0x{int(words[i]):08x} -> f16 ({'interpreter' if interp else f'{vb}-byte vectors'}): "
+                         f"got 0x{int(got[i]):04x}, want 0x{int(want[i]):04x}")
+        # transposed: the register tiles convert their rows, V lanes at a time, at every width
+        rows = n // 32
+        out = run.repack(f"tensor<{rows}x32xf32>", f"tensor<{rows}x32xf16, tiled_layout<<1,0>>>", words.tobytes(),
+                         interp, env)
+        if out is not None:
+            got = np.frombuffer(out, dtype=np.uint16).reshape(32, rows).T.reshape(-1).astype(np.uint32)
+            run.checks += n
+            for i in np.nonzero(got != want)[0][:5]:
+                run.fail(f"f32 0x{int(words[i]):08x} -> f16 transposed ({'interpreter' if interp else f'{vb}-byte vectors'}): "
+                         f"got 0x{int(got[i]):04x}, want 0x{int(want[i]):04x}")
+        out = run.repack("tensor<65536xf16>", "tensor<65536xf32>", codes.tobytes(), interp, env)
+        if out is not None:
+            got = np.frombuffer(out, dtype=np.uint32)
+            run.checks += 1 << 16
+            for i in np.nonzero(got != back)[0][:5]:
+                run.fail(f"f16 0x{int(codes[i]):04x} -> f32: got 0x{int(got[i]):08x}, want 0x{int(back[i]):08x}")
+
+
 INTS = {"ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64, "si8": np.int8,
         "si16": np.int16, "si32": np.int32, "si64": np.int64, "index": np.int64, "i8": np.int8,
         "i32": np.int32}
@@ -356,6 +422,7 @@ def main():
             check_decode(run, name)
             check_encode(run, name)
         check_tf32(run, rng)
+        check_f16(run, rng)
         check_ints(run, rng)
     print(f"element formats: {run.checks} checks, {run.failures} failures")
     return 1 if run.failures else 0
