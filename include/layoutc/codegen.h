@@ -181,7 +181,9 @@ LAYOUTC_API int lyRepackKernelIsCompiled(LyRepackKernel k);
 LAYOUTC_API double lyRepackKernelGetCompileSeconds(LyRepackKernel k);
 
 /* The kernel's loop plan as text: one line per loop nest, for tests and
- * curiosity. Owned by the caller (lyStringFree); NULL if out of memory. */
+ * curiosity; a plan with non-temporal stores then lists the nests that a
+ * destination not 64-byte aligned runs differently. Owned by the caller
+ * (lyStringFree); NULL if out of memory. */
 LAYOUTC_API char *lyRepackKernelDescribe(LyRepackKernel k);
 
 /* The reference: copies element by element through descriptor offsets,

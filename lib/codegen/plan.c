@@ -1302,17 +1302,20 @@ static bool zip_block(const LycNest *x, const LycPlan *p) {
   return elems && elems * (p->dbits / 8) + 3 * LINE_BYTES <= PANEL_MAX_BYTES;
 }
 
+/* A nest of a plan with non-temporal stores, as its plain variant runs it. */
+static void misaligned_nest(LycNest *x, const LycPlan *p) {
+  if (x->inner == LYC_INNER_ZIP && x->aligned) {
+    x->aligned = false;
+    x->panel = zip_panel(x, p);
+    if (!x->panel && zip_block(x, p))
+      x->panel = x->block = true;
+  } else if (x->inner == LYC_INNER_CONTIG && contig_panel(x, p))
+    x->aligned = false, x->panel = true;
+}
+
 void lyc_plan_misaligned(LycPlan *p) {
-  for (int i = 0; p->nt && i < p->nnests; i++) {
-    LycNest *x = &p->nests[i];
-    if (x->inner == LYC_INNER_ZIP && x->aligned) {
-      x->aligned = false;
-      x->panel = zip_panel(x, p);
-      if (!x->panel && zip_block(x, p))
-        x->panel = x->block = true;
-    } else if (x->inner == LYC_INNER_CONTIG && contig_panel(x, p))
-      x->aligned = false, x->panel = true;
-  }
+  for (int i = 0; p->nt && i < p->nnests; i++)
+    misaligned_nest(&p->nests[i], p);
 }
 
 static void print_nest(const LycNest *x, bool gfni, const char *what, int i, LyBuf *out) {
@@ -1370,4 +1373,14 @@ void lyc_plan_print(const LycPlan *p, LyBuf *out) {
     print_nest(&p->zero[i], false, "zero", i, out);
   if (p->kind == LYC_PLAN_NESTS && !p->memset_dst && !p->nnests && !p->nzero)
     ly_buf_puts(out, "nothing to copy\n"); /* no elements, no allocation */
+  /* The plain variant's nests where they differ (lyc_plan_misaligned). */
+  for (int i = 0, head = 0; p->nt && i < p->nnests; i++) {
+    LycNest x = p->nests[i];
+    misaligned_nest(&x, p);
+    if (x.aligned == p->nests[i].aligned && x.panel == p->nests[i].panel)
+      continue;
+    if (!head++)
+      ly_buf_puts(out, "when dst is not 64-byte aligned:\n");
+    print_nest(&x, p->gfni, "copy", i, out);
+  }
 }
