@@ -939,8 +939,6 @@ static void deinterleave_tile(Gen *g, int yv, LLVMValueRef so, LLVMValueRef *out
   }
 }
 
-/* The concatenation of k vectors of n lanes each (k a power of two). */
-
 /* A full tile (V rows) of at most V/2 Y positions (the last Y block of a
  * channel count that is not a multiple of V: 20 channels are a block of 16
  * and one of 4) is V rows of yv' (yv rounded up to a power of two)
