@@ -687,13 +687,15 @@ static LLVMValueRef packed_vector(Gen *g, LLVMValueRef *out, int nout, Tile t, i
 
 /* Stores the tile when its destination run is contiguous across Y. */
 /* Sub-byte elements, k = 8 / bits to a byte (low bits first), between a
- * byte vector and one element per i8 lane in its low bits. Nibbles are
- * split in 16-bit lanes, each holding its byte twice: the low nibble
- * masked in place, the high one shifted down into the high byte. x86 has
+ * byte vector and one element per i8 lane in its low bits. i4 and i2
+ * unpack in lanes of k bytes that hold their byte k times: field i,
+ * shifted down by i * bits, lands in byte i and is masked there. x86 has
  * no byte shift by lane, and LLVM widened the per-lane shift to words and
- * packed it back (six shuffles a vector): i4 -> i8 in the cache 41-45 ->
- * 55-59 GB/s, i4 -> bf16 36-41 -> 41-50, i4 -> f16 38-43 -> 46-49; past
- * the cache (4096x4096 -> bf16) no change. */
+ * packed it back (six shuffles a vector): in the cache, i4 -> i8 41-45 ->
+ * 55-59 GB/s, i4 -> bf16 36-41 -> 41-50, i4 -> f16 38-43 -> 46-49, i2 ->
+ * i8 34-40 -> 36-47; past the cache (4096x4096 -> bf16) no change. i1's
+ * eight fields in 64-bit lanes ran slower (26-31 -> 16-18): it keeps the
+ * shift by lane. */
 static LLVMValueRef unpack_bytes(Gen *g, LLVMValueRef bytes, int bits, int n) {
   int k = 8 / bits;
   LLVMValueRef idx[MAX_LANES], sh[MAX_LANES];
@@ -702,13 +704,22 @@ static LLVMValueRef unpack_bytes(Gen *g, LLVMValueRef bytes, int bits, int n) {
     sh[l] = LLVMConstInt(g->ir.i8, (unsigned)(l % k * bits), 0);
   }
   LLVMValueRef v = LLVMBuildShuffleVector(g->ir.b, bytes, LLVMGetUndef(LLVMTypeOf(bytes)), LLVMConstVector(idx, (unsigned)n), "unpack");
-  if (bits == 4 && n % 2 == 0) {
-    LLVMTypeRef wt = vec(g->ir.i16, n / 2);
-    LLVMValueRef w = LLVMBuildBitCast(g->ir.b, v, wt, "");
-    LLVMValueRef lo = LLVMBuildAnd(g->ir.b, w, splat_int(g->ir.i16, 0x000f, n / 2), "");
-    LLVMValueRef hi = LLVMBuildAnd(g->ir.b, LLVMBuildLShr(g->ir.b, w, splat_int(g->ir.i16, 4, n / 2), ""),
-                                   splat_int(g->ir.i16, 0x0f00, n / 2), "");
-    return LLVMBuildBitCast(g->ir.b, LLVMBuildOr(g->ir.b, lo, hi, "nibbles"), vec(g->ir.i8, n), "");
+  if (n % k == 0 && bits >= 2) {
+    LLVMTypeRef lt = LLVMIntTypeInContext(g->ir.c, (unsigned)(8 * k));
+    LLVMValueRef w = LLVMBuildBitCast(g->ir.b, v, vec(lt, n / k), ""), r = NULL, c[MAX_LANES];
+    for (int i = 0; i < k; i++) {
+      LLVMValueRef f = w;
+      if (i) {
+        for (int l = 0; l < n / k; l++)
+          c[l] = LLVMConstInt(lt, (unsigned long long)(i * bits), 0);
+        f = LLVMBuildLShr(g->ir.b, w, LLVMConstVector(c, (unsigned)(n / k)), "");
+      }
+      for (int l = 0; l < n / k; l++)
+        c[l] = LLVMConstInt(lt, (unsigned long long)((1u << bits) - 1) << (8 * i), 0);
+      f = LLVMBuildAnd(g->ir.b, f, LLVMConstVector(c, (unsigned)(n / k)), "");
+      r = r ? LLVMBuildOr(g->ir.b, r, f, "fields") : f;
+    }
+    return LLVMBuildBitCast(g->ir.b, r, vec(g->ir.i8, n), "");
   }
   v = LLVMBuildLShr(g->ir.b, v, LLVMConstVector(sh, (unsigned)n), "");
   return LLVMBuildAnd(g->ir.b, v, splat_i8(g, (1u << bits) - 1, n), "");
