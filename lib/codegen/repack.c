@@ -685,7 +685,6 @@ static LLVMValueRef packed_vector(Gen *g, LLVMValueRef *out, int nout, Tile t, i
   return LLVMBuildShuffleVector(g->ir.b, a, b, LLVMConstVector(m, (unsigned)V), "packed");
 }
 
-/* Stores the tile when its destination run is contiguous across Y. */
 /* Sub-byte elements, k = 8 / bits to a byte (low bits first), between a
  * byte vector and one element per i8 lane in its low bits. i4 and i2
  * unpack in lanes of k bytes that hold their byte k times: field i,
@@ -694,8 +693,9 @@ static LLVMValueRef packed_vector(Gen *g, LLVMValueRef *out, int nout, Tile t, i
  * packed it back (six shuffles a vector): in the cache, i4 -> i8 41-45 ->
  * 55-59 GB/s, i4 -> bf16 36-41 -> 41-50, i4 -> f16 38-43 -> 46-49, i2 ->
  * i8 34-40 -> 36-47; past the cache (4096x4096 -> bf16) no change. i1's
- * eight fields in 64-bit lanes ran slower (26-31 -> 16-18): it keeps the
- * shift by lane. */
+ * eight fields in 64-bit lanes ran slower (26-31 -> 16-18); its lanes test
+ * their bit instead (VPTESTMB, then 0 or 1 by the mask): i1 -> i8 30-34 ->
+ * 36-46, i1 -> bf16 29.5-30 -> 34-42, i1 -> f32 within the noise. */
 static LLVMValueRef unpack_bytes(Gen *g, LLVMValueRef bytes, int bits, int n) {
   int k = 8 / bits;
   LLVMValueRef idx[MAX_LANES], sh[MAX_LANES];
@@ -720,6 +720,13 @@ static LLVMValueRef unpack_bytes(Gen *g, LLVMValueRef bytes, int bits, int n) {
       r = r ? LLVMBuildOr(g->ir.b, r, f, "fields") : f;
     }
     return LLVMBuildBitCast(g->ir.b, r, vec(g->ir.i8, n), "");
+  }
+  if (bits == 1) { /* each lane's bit tested: a mask, widened to 0 or 1 */
+    LLVMValueRef bit[MAX_LANES];
+    for (int l = 0; l < n; l++)
+      bit[l] = LLVMConstInt(g->ir.i8, 1u << (l % 8), 0);
+    LLVMValueRef t = LLVMBuildAnd(g->ir.b, v, LLVMConstVector(bit, (unsigned)n), "");
+    return LLVMBuildZExt(g->ir.b, LLVMBuildICmp(g->ir.b, LLVMIntNE, t, LLVMConstNull(LLVMTypeOf(t)), ""), vec(g->ir.i8, n), "bits");
   }
   v = LLVMBuildLShr(g->ir.b, v, LLVMConstVector(sh, (unsigned)n), "");
   return LLVMBuildAnd(g->ir.b, v, splat_i8(g, (1u << bits) - 1, n), "");
@@ -888,6 +895,7 @@ static void store_run(Gen *g, LLVMValueRef v, LLVMValueRef dof, int64_t off, int
     store(g, v, ptr);
 }
 
+/* Stores the tile when its destination run is contiguous across Y. */
 static void store_packed(Gen *g, const LycNest *x, LLVMValueRef *out, Tile t, LLVMValueRef dof, bool full) {
   int V = g->p->vlen, total = t.yv * t.width;
   for (int j = 0; j * V < total; j++) {
