@@ -698,11 +698,9 @@ static LLVMValueRef packed_vector(Gen *g, LLVMValueRef *out, int nout, Tile t, i
  * 36-46, i1 -> bf16 29.5-30 -> 34-42, i1 -> f32 within the noise. */
 static LLVMValueRef unpack_bytes(Gen *g, LLVMValueRef bytes, int bits, int n) {
   int k = 8 / bits;
-  LLVMValueRef idx[MAX_LANES], sh[MAX_LANES];
-  for (int l = 0; l < n; l++) {
+  LLVMValueRef idx[MAX_LANES];
+  for (int l = 0; l < n; l++)
     idx[l] = LLVMConstInt(g->ir.i32, (unsigned)(l / k), 0);
-    sh[l] = LLVMConstInt(g->ir.i8, (unsigned)(l % k * bits), 0);
-  }
   LLVMValueRef v = LLVMBuildShuffleVector(g->ir.b, bytes, LLVMGetUndef(LLVMTypeOf(bytes)), LLVMConstVector(idx, (unsigned)n), "unpack");
   if (n % k == 0 && bits >= 2) {
     LLVMTypeRef lt = LLVMIntTypeInContext(g->ir.c, (unsigned)(8 * k));
@@ -728,6 +726,9 @@ static LLVMValueRef unpack_bytes(Gen *g, LLVMValueRef bytes, int bits, int n) {
     LLVMValueRef t = LLVMBuildAnd(g->ir.b, v, LLVMConstVector(bit, (unsigned)n), "");
     return LLVMBuildZExt(g->ir.b, LLVMBuildICmp(g->ir.b, LLVMIntNE, t, LLVMConstNull(LLVMTypeOf(t)), ""), vec(g->ir.i8, n), "bits");
   }
+  LLVMValueRef sh[MAX_LANES]; /* a lane count that splits a byte: each lane shifted by its own amount */
+  for (int l = 0; l < n; l++)
+    sh[l] = LLVMConstInt(g->ir.i8, (unsigned)(l % k * bits), 0);
   v = LLVMBuildLShr(g->ir.b, v, LLVMConstVector(sh, (unsigned)n), "");
   return LLVMBuildAnd(g->ir.b, v, splat_i8(g, (1u << bits) - 1, n), "");
 }
