@@ -202,15 +202,19 @@ typedef struct {
   int cvtph_bytes;      /* widest f32 vector VCVTPS2PH narrows to f16 (32 with F16C, 64 with AVX-512F); 0: none */
 } LycTarget;
 
-/* Plans a checked pair with byte-sized elements. false on allocation failure. */
-bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const LycTarget *tgt);
+/* Plans a checked pair with byte-sized elements. false on allocation
+ * failure. When the plan streams its stores (nt), it is that of the
+ * variant for 64-byte aligned destinations, unless plain: then of the
+ * plain variant, the one other destinations run (p->nt still says that
+ * the other exists). There no transpose stores aligned lines, those that
+ * can go through the panel (LycNest.panel) do, its lines streamed whatever
+ * the alignment, and copies of whole-line runs keep the order of plain
+ * stores (no write window). */
+bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const LycTarget *tgt, bool plain);
 void lyc_plan_free(LycPlan *p);
-/* The plan of a kernel with non-temporal stores (nt) for its plain
- * variant, the one destinations that are not 64-byte aligned run: no
- * transpose stores aligned lines, and those that can go through the
- * panel (LycNest.panel) do, its lines streamed whatever the alignment. */
-void lyc_plan_misaligned(LycPlan *p);
-void lyc_plan_print(const LycPlan *p, LyBuf *out);
+/* p's nests; then, when plain (the plain variant's plan of the same pair)
+ * is given, those of its nests that differ from p's. */
+void lyc_plan_print(const LycPlan *p, const LycPlan *plain, LyBuf *out);
 /* Elements per chunk of a contiguous run with sub-byte elements on either
  * side: 64 bytes of the narrower side, at most 1 KB of the wider. */
 int lyc_contig_chunk(const LycPlan *p);

@@ -38,7 +38,7 @@ LyStatus lyEmitRepackFunction(LyContext ctx, LLVMModuleRef m, const char *name, 
   LycTarget tgt;
   lyc_host_target(&tgt);
   LycPlan p;
-  if (!lyc_plan(&p, s, t, &tgt)) {
+  if (!lyc_plan(&p, s, t, &tgt, true)) { /* the plain variant: dst may have any alignment */
     ly_diag_emit(d, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "out of memory");
     return LY_ERROR_NOMEM;
   }

@@ -349,18 +349,17 @@ char *lyEmitLLVMRepack(LyContext ctx, LyType src, LyType dst, unsigned flags) {
   if (lyc_check_pair(d, s, t) != LY_OK)
     return NULL;
   LycTarget tgt;
-  LycPlan p, q; /* q: the plain variant's (lyc_plan_misaligned) */
+  LycPlan p, q; /* q: the plain variant's */
   lyc_host_target(&tgt);
-  if (!lyc_plan(&p, s, t, &tgt)) {
+  if (!lyc_plan(&p, s, t, &tgt, false)) {
     ly_diag_emit(d, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "out of memory");
     return NULL;
   }
-  if (!lyc_plan(&q, s, t, &tgt)) {
+  if (!lyc_plan(&q, s, t, &tgt, true)) {
     lyc_plan_free(&p);
     ly_diag_emit(d, LY_SEVERITY_ERROR, NULL, (LyLoc){0, 0}, "out of memory");
     return NULL;
   }
-  lyc_plan_misaligned(&q);
   LLVMContextRef c = LLVMContextCreate();
   LLVMModuleRef m = LLVMModuleCreateWithNameInContext("layoutc.repack", c);
   LLVMValueRef kernel = lyc_emit_repack(m, &q, "ly_repack", false);

@@ -533,11 +533,10 @@ static KernelFn plain_kernel(LycKernel *k) {
   LyDiagEngine d = call_diag(r);
   KernelFn fn = NULL, mine = NULL;
   LycPlan p;
-  if (!lyc_plan(&p, k->src, k->dst, &r->tgt)) {
+  if (!lyc_plan(&p, k->src, k->dst, &r->tgt, true)) {
     oom(&d);
     return NULL;
   }
-  lyc_plan_misaligned(&p);
   if (compile_variant(r, &d, k, &p, false, &mine) &&
       !__atomic_compare_exchange_n(&k->fn, &fn, mine, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
     mine = fn; /* another thread's came first */
@@ -545,12 +544,21 @@ static KernelFn plain_kernel(LycKernel *k) {
   return mine;
 }
 
+/* The plan's text; with non-temporal stores, also what the plain variant
+ * does differently (planned here, though it is compiled only on the first
+ * misaligned destination). */
 static bool describe_plan(LycKernel *k, const LycPlan *p) {
   LyBuf b;
   ly_buf_init(&b);
-  if (p)
-    lyc_plan_print(p, &b);
-  else
+  LycPlan q;
+  bool plain = p && p->nt && lyc_plan(&q, k->src, k->dst, &k->owner->tgt, true);
+  if (p && p->nt && !plain)
+    b.oom = true;
+  else if (p)
+    lyc_plan_print(p, plain ? &q : NULL, &b);
+  if (plain)
+    lyc_plan_free(&q);
+  if (!p)
     ly_buf_puts(&b, "interpreter\n");
   if (k->threads > 1)
     ly_buf_printf(&b, "threads %d\n", k->threads);
@@ -568,7 +576,7 @@ static bool build_kernel(Repacker *r, LyDiagEngine *d, LycKernel *k) {
   lyTypeGetSizeBytes(lyd_wrap(k->dst), &k->dst_bytes);
   double t0 = lyc_now_seconds();
   LycPlan p;
-  bool ok = lyc_plan(&p, k->src, k->dst, &r->tgt);
+  bool ok = lyc_plan(&p, k->src, k->dst, &r->tgt, false);
   if (ok) {
     k->memset_dst = p.memset_dst;
     k->compiled = true;
