@@ -305,7 +305,7 @@ static int run_case(LyContext ctx, LyRepacker rep, int c, bool sub_case) {
   lyTypeGetSizeBytes(t, &dbytes);
   /* The destination at an offset the case picks from a line: aligned (the non-temporal variant
    * where there is one), malloc's 16 bytes, 1 byte, 48 bytes (the plain variant, planned by
-   * lyc_plan_misaligned); the guards either side must keep their fill (guarded_dst.h). */
+   * lyc_plan with plain); the guards either side must keep their fill (guarded_dst.h). */
   static const int offsets[] = {0, 16, 1, 48};
   int off = offsets[c & 3];
   unsigned char *src = malloc((size_t)sbytes + 1), *ref = malloc((size_t)dbytes + 1);
