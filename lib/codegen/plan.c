@@ -1310,8 +1310,8 @@ static bool zip_block(const LycNest *x, const LycPlan *p) {
  * (in the order of plain stores: order_line_runs without a window). Into a
  * destination 16 bytes off, nChw16c -> nhwc f32 32x64x56x56 on the Zen 5
  * (interleaved, medians of 7): in the 16 KB windows of the streaming
- * variant with plain stores 25.8 GB/s, in source order through the panel
- * 50.6 (aligned, streaming: 46-66). */
+ * variant with plain stores 25.8 GB/s, without them (destination order)
+ * through the panel 50.6 (aligned, streaming: 46-66). */
 static void misaligned_nest(LycNest *x, const LycPlan *p) {
   if (x->inner == LYC_INNER_ZIP && x->aligned) {
     x->aligned = false;
