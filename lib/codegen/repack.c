@@ -704,17 +704,10 @@ static LLVMValueRef unpack_bytes(Gen *g, LLVMValueRef bytes, int bits, int n) {
   LLVMValueRef v = LLVMBuildShuffleVector(g->ir.b, bytes, LLVMGetUndef(LLVMTypeOf(bytes)), LLVMConstVector(idx, (unsigned)n), "unpack");
   if (n % k == 0 && bits >= 2) {
     LLVMTypeRef lt = LLVMIntTypeInContext(g->ir.c, (unsigned)(8 * k));
-    LLVMValueRef w = LLVMBuildBitCast(g->ir.b, v, vec(lt, n / k), ""), r = NULL, c[MAX_LANES];
+    LLVMValueRef w = LLVMBuildBitCast(g->ir.b, v, vec(lt, n / k), ""), r = NULL;
     for (int i = 0; i < k; i++) {
-      LLVMValueRef f = w;
-      if (i) {
-        for (int l = 0; l < n / k; l++)
-          c[l] = LLVMConstInt(lt, (unsigned long long)(i * bits), 0);
-        f = LLVMBuildLShr(g->ir.b, w, LLVMConstVector(c, (unsigned)(n / k)), "");
-      }
-      for (int l = 0; l < n / k; l++)
-        c[l] = LLVMConstInt(lt, (unsigned long long)((1u << bits) - 1) << (8 * i), 0);
-      f = LLVMBuildAnd(g->ir.b, f, LLVMConstVector(c, (unsigned)(n / k)), "");
+      LLVMValueRef f = i ? LLVMBuildLShr(g->ir.b, w, splat_int(lt, (unsigned)(i * bits), n / k), "") : w;
+      f = LLVMBuildAnd(g->ir.b, f, splat_int(lt, ((1u << bits) - 1) << (8 * i), n / k), "");
       r = r ? LLVMBuildOr(g->ir.b, r, f, "fields") : f;
     }
     return LLVMBuildBitCast(g->ir.b, r, vec(g->ir.i8, n), "");
