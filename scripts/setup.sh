@@ -4,7 +4,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-PKGS="cmake ninja-build gcc make re2c bison llvm-19-dev llvm-19-tools clang-19 libclang-rt-19-dev \
+PKGS="cmake ninja-build gcc make re2c bison llvm-19-dev libzstd-dev llvm-19-tools clang-19 libclang-rt-19-dev \
 libdnnl-dev mlir-19-tools python3 python3-numpy python3-scipy python3-pytest pkg-config git groff-base \
 libxml2-utils chromium"
 missing=""
