@@ -27,7 +27,7 @@ typedef struct {
   const LycNest *ytab_nest; /* the nest whose Y offsets ytab holds (y_table) */
   LLVMValueRef ytab;
   LLVMValueRef panel;    /* the stack panel of the panel nests (x_piece) */
-  LLVMValueRef flush_fn; /* its flush (panel_flush_fn) */
+  LLVMValueRef flush_fn[2]; /* its flush (panel_flush_fn), without and with prefetches */
 } Gen;
 
 static LLVMTypeRef vec(LLVMTypeRef t, int n) { return n ? LLVMVectorType(t, (unsigned)n) : t; }
@@ -1636,8 +1636,36 @@ typedef struct {
 
 static void add_attr(LycIR *ir, LLVMValueRef fn, unsigned idx, const char *name);
 
+/* The source lines panel_flush_fn prefetches while it streams: `lines`
+ * from pf, 2^lg to a row, rows `row` bytes apart (lines 0: none). */
+typedef struct {
+  LLVMValueRef pf;
+  int64_t row, lg, lines;
+} FlushPrefetch;
+
+/* The same inside the flush (its parameters), and m, the lines of a
+ * panel row's piece: panel row r's line k (k < m) prefetches line r * m + k. */
+typedef struct {
+  LLVMValueRef pf, row, lg, lines, m;
+} FlushPrefetchIR;
+
+static void flush_prefetch(Gen *g, const FlushPrefetchIR *f, LLVMValueRef r, LLVMValueRef k) {
+  LycIR *ir = &g->ir;
+  LLVMBuilderRef b = ir->b;
+  LLVMValueRef j = LLVMBuildAdd(b, LLVMBuildMul(b, r, f->m, ""), k, "pfj");
+  LycIf fp;
+  if_begin(g, &fp, LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULT, k, f->m, ""), LLVMBuildICmp(b, LLVMIntULT, j, f->lines, ""), ""));
+  LLVMValueRef col = LLVMBuildAnd(b, j, LLVMBuildSub(b, LLVMBuildShl(b, lyc_i64(ir, 1), f->lg, ""), lyc_i64(ir, 1), ""), "");
+  LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildLShr(b, j, f->lg, ""), f->row, ""),
+                                  lyc_mul_const(ir, col, 64, ""), "");
+  lyc_prefetch(ir, LLVMBuildGEP2(b, ir->i8, f->pf, &off, 1, "pf"), 0);
+  if_else(g, &fp);
+  if_end(g, &fp);
+}
+
 /* void <kernel>_panel_flush(ptr panel, ptr dst, i64 a0, i64 rows, i64 bytes, i64 before, i1 last, i64 S,
  *                           i64 row)
+ * void <kernel>_panel_flush_pf(..., i64 row, ptr pf, i64 pf_row, i64 pf_lg, i64 pf_lines)
  * Streams row by row the destination lines an X piece of `bytes` bytes per
  * row completes (rows of the panel S bytes apart, of the destination `row`
  * bytes apart; the piece's first destination byte at address a0, each
@@ -1650,10 +1678,15 @@ static void add_attr(LycIR *ir, LLVMValueRef fn, unsigned idx, const char *name)
  * rows apart by any distance, other nests and other threads' pieces are
  * left as they are. One function for every piece of the kernel (not
  * inlined: a copy per piece took the 6004x5000 f32 transpose's IR from
- * 2091 to 2921 lines and its compile time up by as much). */
-static LLVMValueRef panel_flush_fn(Gen *g) {
-  if (g->flush_fn)
-    return g->flush_fn;
+ * 2091 to 2921 lines and its compile time up by as much).
+ * The _pf variant, while it streams, prefetches the source of the piece
+ * that comes next (pf_lines lines from pf, 2^pf_lg a row, rows pf_row
+ * bytes apart), a line for each line it stores: the pieces' loads and the
+ * flushes' stores would otherwise take turns, neither overlapping the other
+ * (docs/codegen.md, "The panel's prefetch"). */
+static LLVMValueRef panel_flush_fn(Gen *g, bool prefetch) {
+  if (g->flush_fn[prefetch])
+    return g->flush_fn[prefetch];
   LycIR *ir = &g->ir;
   LLVMBuilderRef b = ir->b;
   LLVMValueRef kernel = ir->fn;
@@ -1661,15 +1694,20 @@ static LLVMValueRef panel_flush_fn(Gen *g) {
   size_t len;
   const char *kname = LLVMGetValueName2(kernel, &len);
   char name[160];
-  snprintf(name, sizeof name, "%.*s_panel_flush", (int)len, kname);
-  LLVMTypeRef params[] = {ir->ptr, ir->ptr, ir->i64, ir->i64, ir->i64, ir->i64, ir->i1, ir->i64, ir->i64};
-  LLVMValueRef fn = lyc_ir_function(ir, name, ir->vd, params, 9);
+  snprintf(name, sizeof name, "%.*s_panel_flush%s", (int)len, kname, prefetch ? "_pf" : "");
+  LLVMTypeRef params[] = {ir->ptr, ir->ptr, ir->i64, ir->i64, ir->i64, ir->i64, ir->i1,
+                          ir->i64, ir->i64, ir->ptr, ir->i64, ir->i64, ir->i64};
+  LLVMValueRef fn = lyc_ir_function(ir, name, ir->vd, params, prefetch ? 13 : 9);
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   add_attr(ir, fn, LLVMAttributeFunctionIndex, "noinline");
   add_attr(ir, fn, LLVMAttributeFunctionIndex, "nounwind");
   LLVMValueRef panel = LLVMGetParam(fn, 0), dst = LLVMGetParam(fn, 1), a0 = LLVMGetParam(fn, 2);
   LLVMValueRef rows = LLVMGetParam(fn, 3), bytes = LLVMGetParam(fn, 4), before = LLVMGetParam(fn, 5);
   LLVMValueRef last = LLVMGetParam(fn, 6), S = LLVMGetParam(fn, 7), row = LLVMGetParam(fn, 8);
+  FlushPrefetchIR pfs = {0};
+  if (prefetch)
+    pfs = (FlushPrefetchIR){LLVMGetParam(fn, 9), LLVMGetParam(fn, 10), LLVMGetParam(fn, 11), LLVMGetParam(fn, 12),
+                            LLVMBuildLShr(b, bytes, lyc_i64(ir, 6), "")};
   LLVMTypeRef lt = vec(ir->i8, 64);
   LLVMValueRef zero = lyc_i64(ir, 0), c64 = lyc_i64(ir, 64);
   LycLoopIR rl;
@@ -1696,9 +1734,13 @@ static LLVMValueRef panel_flush_fn(Gen *g) {
     if_else(g, &fm);
     store_nt(g, v, ld, 64);
     if_end(g, &fm);
+    if (prefetch)
+      flush_prefetch(g, &pfs, r, zero);
     LycLoopIR ll;
-    LLVMValueRef o = lyc_mul_const(ir, lyc_loop_begin(ir, &ll, lyc_i64(ir, 1), n, "pline"), 64, "");
+    LLVMValueRef k = lyc_loop_begin(ir, &ll, lyc_i64(ir, 1), n, "pline"), o = lyc_mul_const(ir, k, 64, "");
     store_nt(g, load(g, lt, LLVMBuildGEP2(b, ir->i8, lp, &o, 1, "")), LLVMBuildGEP2(b, ir->i8, ld, &o, 1, ""), 64);
+    if (prefetch)
+      flush_prefetch(g, &pfs, r, k);
     lyc_loop_end(ir, &ll);
   }
   if_else(g, &f0);
@@ -1723,7 +1765,7 @@ static LLVMValueRef panel_flush_fn(Gen *g) {
   LLVMBuildRetVoid(b);
   ir->fn = kernel;
   LLVMPositionBuilderAtEnd(b, resume);
-  return g->flush_fn = fn;
+  return g->flush_fn[prefetch] = fn;
 }
 
 /* The address of destination element `off` (an i64). */
@@ -1731,13 +1773,31 @@ static LLVMValueRef dst_at(Gen *g, LLVMValueRef off) {
   return LLVMBuildPtrToInt(g->ir.b, at(g, g->dst, off, g->p->dbytes), g->ir.i64, "");
 }
 
+/* The prefetch of `rows` source rows of `bytes` bytes from element `so`,
+ * `stride` elements apart: none (lines 0) unless the elements are whole
+ * bytes and a row is a power of two of whole lines (callers count bytes
+ * with sbits / 8: 0 for sub-byte elements). */
+static FlushPrefetch source_rows(Gen *g, LLVMValueRef so, int64_t rows, int64_t stride, int64_t bytes) {
+  FlushPrefetch f = {0};
+  int64_t per = bytes / 64;
+  if (g->p->sbits % 8 || bytes % 64 || !per || (per & (per - 1)))
+    return f;
+  f.pf = at(g, g->src, so, g->p->sbits / 8);
+  f.row = stride * (g->p->sbits / 8);
+  f.lg = lyc_log2_ceil(per);
+  f.lines = rows * per;
+  return f;
+}
+
 /* Calls the flush (panel_flush_fn) of `rows` rows of `bytes` each from address a0. */
 static void panel_flush(Gen *g, const Panel *pn, LLVMValueRef a0, LLVMValueRef rows, LLVMValueRef before,
-                        LLVMValueRef last, LLVMValueRef bytes) {
-  LLVMValueRef fn = panel_flush_fn(g);
+                        LLVMValueRef last, LLVMValueRef bytes, const FlushPrefetch *fp) {
+  LLVMValueRef fn = panel_flush_fn(g, fp != NULL);
   LLVMValueRef args[] = {g->panel, g->dst, a0, rows, bytes, before, last, lyc_i64(&g->ir, pn->S),
-                         lyc_i64(&g->ir, pn->dst_row * g->p->dbytes)};
-  LLVMBuildCall2(g->ir.b, LLVMGlobalGetValueType(fn), fn, args, 9, "");
+                         lyc_i64(&g->ir, pn->dst_row * g->p->dbytes), fp ? fp->pf : NULL,
+                         lyc_i64(&g->ir, fp ? fp->row : 0), lyc_i64(&g->ir, fp ? fp->lg : 0),
+                         lyc_i64(&g->ir, fp ? fp->lines : 0)};
+  LLVMBuildCall2(g->ir.b, LLVMGlobalGetValueType(fn), fn, args, fp ? 13 : 9, "");
 }
 
 /* One X piece of a Y run: the tiles of its ym Y blocks from y0 (X rows x0..
@@ -1758,9 +1818,17 @@ static void x_piece(Gen *g, const LycNest *x, const Panel *pn, Tile t, int ym, L
   g->dst = g->panel;
   y_run(g, &pn->nest, t, ym, ycount, so, add(g, pdof, pn->joined ? x0 : lyc_i64(&g->ir, 0)), y0);
   g->dst = dst;
-  if (!pn->joined)
+  if (!pn->joined) { /* while the next piece's source rows come in */
+    const LycLoop *X = &x->loops[x->nloops - 1];
+    int64_t rows = (int64_t)t.xg * t.rows;
+    FlushPrefetch fp = {0};
+    if (Y->ss == 1 && !ycount)
+      fp = source_rows(g, add(g, add(g, so, lyc_i64(&g->ir, rows * X->ss)), y0), rows, X->ss,
+                       (int64_t)ym * t.yv * (g->p->sbits / 8));
     panel_flush(g, pn, dst_at(g, add(g, add(g, dof, x0), lyc_mul_const(&g->ir, y0, Y->ds, ""))), pn->rows,
-                lyc_mul_const(&g->ir, x0, db, ""), last, lyc_i64(&g->ir, (int64_t)t.width * t.xg * db)); /* xg chunks */
+                lyc_mul_const(&g->ir, x0, db, ""), last, lyc_i64(&g->ir, (int64_t)t.width * t.xg * db), /* xg chunks */
+                fp.lines ? &fp : NULL);
+  }
 }
 
 /* Where a joined panel nest's Y run (lyc_panel_joined) lies in the range
@@ -1803,9 +1871,17 @@ static void contig_pieces(Gen *g, const LycNest *x, LLVMValueRef so, LLVMValueRe
   lyc_loop_end(ir, &rl);
   g->dst = dst;
   LLVMValueRef last = LLVMBuildICmp(b, LLVMIntEQ, add(g, p0, cnt), hi, "");
+  /* the next piece's source, when each P position's rows are one range
+   * (nhwc -> nChw16c), or each row's P positions (nChw16c -> nhwc) */
+  FlushPrefetch fp = {0};
+  LLVMValueRef next = step(g, so, add(g, p0, lyc_i64(ir, K)), P->ss);
+  if (run->ss == 1 && R->ss == run->n)
+    fp = source_rows(g, next, K, P->ss, R->n * run->n * (g->p->sbits / 8));
+  else if (run->ss == 1 && P->ss == run->n)
+    fp = source_rows(g, next, R->n, R->ss, K * run->n * (g->p->sbits / 8));
   panel_flush(g, &pn, dst_at(g, step(g, dof, p0, P->ds)), lyc_i64(ir, joined ? 1 : R->n),
               lyc_mul_const(ir, LLVMBuildSub(b, p0, lo, ""), run_at * db, "before"), last,
-              lyc_mul_const(ir, cnt, run_at * db, ""));
+              lyc_mul_const(ir, cnt, run_at * db, ""), fp.lines ? &fp : NULL);
   lyc_loop_end(ir, &pl);
 }
 
@@ -1853,10 +1929,15 @@ static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVM
     x_piece(g, x, pp, (Tile){1 << lyc_log2_ceil(width), tail, yv, width, 1}, ym, ycount,
             add(g, so, lyc_i64(&g->ir, x0 * X->ss)), dof, lyc_i64(&g->ir, x0), y0, yes);
   }
-  if (pp && pn.joined) /* the run's rows, one range */
+  if (pp && pn.joined) { /* the run's rows, one range, while the next run's source comes in */
+    FlushPrefetch fp = {0};
+    if (x->loops[x->nloops - 2].ss == 1)
+      fp = source_rows(g, add(g, so, add(g, y0, lyc_i64(&g->ir, (int64_t)ym * yv))), nrows, X->ss,
+                       (int64_t)ym * yv * (g->p->sbits / 8));
     panel_flush(g, &pn, dst_at(g, add(g, dof, lyc_mul_const(&g->ir, y0, X->n, ""))), lyc_i64(&g->ir, 1),
                 seq ? seq->before : lyc_i64(&g->ir, 0), seq ? seq->last : yes,
-                lyc_mul_const(&g->ir, pn.rows, pn.S, ""));
+                lyc_mul_const(&g->ir, pn.rows, pn.S, ""), fp.lines ? &fp : NULL);
+  }
 }
 
 /* Y blocks of V (in runs of ym per X chunk, see y_multiple), then the
@@ -1935,7 +2016,7 @@ static void block_zip(Gen *g, const LycNest *x, LLVMValueRef so, LLVMValueRef do
   g->dst = dst;
   Panel pn = {.S = lyc_panel_stride(x, g->p), .dst_row = 0}; /* one row: the block */
   panel_flush(g, &pn, dst_at(g, dof), one, lyc_i64(&g->ir, 0), LLVMConstInt(g->ir.i1, 1, 0),
-              lyc_i64(&g->ir, pn.S));
+              lyc_i64(&g->ir, pn.S), NULL);
 }
 
 /* The X rows in super-blocks of xsuper (threads share them), each swept
