@@ -1774,13 +1774,13 @@ static LLVMValueRef dst_at(Gen *g, LLVMValueRef off) {
 }
 
 /* The prefetch of `rows` source rows of `bytes` bytes from element `so`,
- * `stride` elements apart: none (lines 0) unless the elements are whole
- * bytes and a row is a power of two of whole lines (callers count bytes
- * with sbits / 8: 0 for sub-byte elements). */
+ * `stride` elements apart: none (lines 0) unless a row is a power of two
+ * of whole lines (callers count bytes with sbits / 8: none for sub-byte
+ * elements). */
 static FlushPrefetch source_rows(Gen *g, LLVMValueRef so, int64_t rows, int64_t stride, int64_t bytes) {
   FlushPrefetch f = {0};
   int64_t per = bytes / 64;
-  if (g->p->sbits % 8 || bytes % 64 || !per || (per & (per - 1)))
+  if (bytes % 64 || !per || (per & (per - 1)))
     return f;
   f.pf = at(g, g->src, so, g->p->sbits / 8);
   f.row = stride * (g->p->sbits / 8);
@@ -1789,9 +1789,12 @@ static FlushPrefetch source_rows(Gen *g, LLVMValueRef so, int64_t rows, int64_t 
   return f;
 }
 
-/* Calls the flush (panel_flush_fn) of `rows` rows of `bytes` each from address a0. */
+/* Calls the flush (panel_flush_fn) of `rows` rows of `bytes` each from
+ * address a0, prefetching fp's lines (none: NULL or no lines). */
 static void panel_flush(Gen *g, const Panel *pn, LLVMValueRef a0, LLVMValueRef rows, LLVMValueRef before,
                         LLVMValueRef last, LLVMValueRef bytes, const FlushPrefetch *fp) {
+  if (fp && !fp->lines)
+    fp = NULL;
   LLVMValueRef fn = panel_flush_fn(g, fp != NULL);
   LLVMValueRef args[] = {g->panel, g->dst, a0, rows, bytes, before, last, lyc_i64(&g->ir, pn->S),
                          lyc_i64(&g->ir, pn->dst_row * g->p->dbytes), fp ? fp->pf : NULL,
@@ -1827,7 +1830,7 @@ static void x_piece(Gen *g, const LycNest *x, const Panel *pn, Tile t, int ym, L
                        (int64_t)ym * t.yv * (g->p->sbits / 8));
     panel_flush(g, pn, dst_at(g, add(g, add(g, dof, x0), lyc_mul_const(&g->ir, y0, Y->ds, ""))), pn->rows,
                 lyc_mul_const(&g->ir, x0, db, ""), last, lyc_i64(&g->ir, (int64_t)t.width * t.xg * db), /* xg chunks */
-                fp.lines ? &fp : NULL);
+                &fp);
   }
 }
 
@@ -1881,7 +1884,7 @@ static void contig_pieces(Gen *g, const LycNest *x, LLVMValueRef so, LLVMValueRe
     fp = source_rows(g, next, R->n, R->ss, K * run->n * (g->p->sbits / 8));
   panel_flush(g, &pn, dst_at(g, step(g, dof, p0, P->ds)), lyc_i64(ir, joined ? 1 : R->n),
               lyc_mul_const(ir, LLVMBuildSub(b, p0, lo, ""), run_at * db, "before"), last,
-              lyc_mul_const(ir, cnt, run_at * db, ""), fp.lines ? &fp : NULL);
+              lyc_mul_const(ir, cnt, run_at * db, ""), &fp);
   lyc_loop_end(ir, &pl);
 }
 
@@ -1936,7 +1939,7 @@ static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVM
                        (int64_t)ym * yv * (g->p->sbits / 8));
     panel_flush(g, &pn, dst_at(g, add(g, dof, lyc_mul_const(&g->ir, y0, X->n, ""))), lyc_i64(&g->ir, 1),
                 seq ? seq->before : lyc_i64(&g->ir, 0), seq ? seq->last : yes,
-                lyc_mul_const(&g->ir, pn.rows, pn.S, ""), fp.lines ? &fp : NULL);
+                lyc_mul_const(&g->ir, pn.rows, pn.S, ""), &fp);
   }
 }
 
