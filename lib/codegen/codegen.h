@@ -185,6 +185,7 @@ typedef struct {
   bool ternlog;        /* nibble_pairs' bit select as VPTERNLOG (the host has AVX-512F) */
   int lookup_bytes;    /* vector conversions look their codes up in tables this wide (lyc_emit_convert_lookup); 0: no */
   int cvtph_bytes;     /* f32 -> f16 by VCVTPS2PH this wide (LycIR.cvtph_bytes); 0: fptrunc */
+  int cvtbf16_bytes;   /* f32 -> bf16 by VCVTNEPS2BF16 this wide (LycIR.cvtbf16_bytes); 0: integer rounding */
 } LycPlan;
 
 /* Target facts the planner needs. */
@@ -200,6 +201,7 @@ typedef struct {
   int compress_bits;    /* narrowest lanes AVX-512's compress packs in 128- to 512-bit vectors (8, 32); 0: none */
   bool ternlog;         /* the host has AVX-512's VPTERNLOG (whatever vector_bytes says) */
   int cvtph_bytes;      /* widest f32 vector VCVTPS2PH narrows to f16 (32 with F16C, 64 with AVX-512F); 0: none */
+  int cvtbf16_bytes;    /* widest f32 vector VCVTNEPS2BF16 narrows to bf16 (64 with AVX512_BF16 and VL); 0: none */
 } LycTarget;
 
 /* Plans a checked pair with byte-sized elements. false on allocation
@@ -243,6 +245,10 @@ typedef struct {
    * bitcast to i16 into the store, and has no non-temporal store of half
    * vectors: the store stays in the cache (convert.c's float_out). */
   int cvtph_bytes;
+  /* f32 vectors narrow to bf16 with AVX512_BF16's VCVTNEPS2BF16 in pieces
+   * this wide (bytes of f32; 32 or 64); 0: in integer arithmetic. Both are
+   * oneDNN's rule (convert.c's f32_to_bf16). */
+  int cvtbf16_bytes;
 } LycIR;
 
 /* Sets up ir for module m (the builder is created; dispose with

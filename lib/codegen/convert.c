@@ -228,9 +228,45 @@ static LLVMValueRef encode_narrow(LycIR *ir, LLVMValueRef x, Fmt t, int n) {
 }
 
 /* f32 bits to bf16 bits as oneDNN does it: round to nearest even, NaN kept
- * quiet, subnormal inputs flushed to a signed zero. */
+ * quiet, subnormal inputs flushed to a signed zero. That is VCVTNEPS2BF16's
+ * own definition (Intel SDM: zero and denormal inputs give the signed
+ * zero, NaN its top half with bit 6 set, the rest x + 0x7fff + the kept
+ * LSB, shifted), which takes vectors of 8 and 16 lanes where the host has
+ * it (ir->cvtbf16_bytes): one instruction instead of eleven operations a
+ * vector (f32 nchw -> bf16 nChw16c on the Zen 5 measured in
+ * docs/codegen.md). Other widths and hosts round in integers. */
+static LLVMValueRef lanes(LycIR *ir, LLVMValueRef v, int from, int len);
+
+/* v (i16 lanes that were bfloat) through an empty inline asm that leaves
+ * it in its register: no instruction, but LLVM cannot see the bfloat
+ * behind it. Otherwise InstCombine stores the bfloat vector itself (a store
+ * of a bitcast becomes a store of its operand), and LLVM 19's x86 backend
+ * has no non-temporal store of bfloat vectors: the streaming kernels'
+ * stores stayed in the cache (nt_stores.py, f32 nhwc -> bf16 with three
+ * channels). */
+static LLVMValueRef opaque_i16(LycIR *ir, LLVMValueRef v) {
+  LLVMTypeRef t = LLVMTypeOf(v), fty = LLVMFunctionType(t, &t, 1, 0);
+  static const char constraints[] = "=v,0";
+  LLVMValueRef asm_ = LLVMGetInlineAsm(fty, "", 0, constraints, sizeof constraints - 1, 0, 0, LLVMInlineAsmDialectATT, 0);
+  return LLVMBuildCall2(ir->b, fty, asm_, &v, 1, "");
+}
+
 static LLVMValueRef f32_to_bf16(LycIR *ir, LLVMValueRef f, int n) {
   LLVMBuilderRef b = ir->b;
+  int w = ir->cvtbf16_bytes / 4;
+  while (w > n)
+    w /= 2;
+  if (w >= 8 && n % w == 0 && n / w <= 128 && ((n / w) & (n / w - 1)) == 0) {
+    LLVMValueRef parts[128];
+    int np = n / w;
+    for (int q = 0; q < np; q++) {
+      LLVMValueRef piece = np == 1 ? f : lanes(ir, f, q * w, w);
+      LLVMValueRef r = lyc_intrinsic(ir, w == 16 ? "llvm.x86.avx512bf16.cvtneps2bf16.512" : "llvm.x86.avx512bf16.cvtneps2bf16.256",
+                                     NULL, 0, &piece, 1);
+      parts[q] = opaque_i16(ir, LLVMBuildBitCast(b, r, vt(ir->i16, w), "bf16"));
+    }
+    return lyc_concat(ir, parts, np);
+  }
   LLVMValueRef bits = LLVMBuildBitCast(b, f, vt(ir->i32, n), "bits");
   LLVMValueRef hi = LLVMBuildLShr(b, bits, kint(ir->i32, 16, n), "hi");
   LLVMValueRef lsb = LLVMBuildAnd(b, hi, kint(ir->i32, 1, n), "lsb");

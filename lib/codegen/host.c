@@ -149,6 +149,11 @@ void lyc_host_target(LycTarget *t) {
   t->ternlog = has_feature(f, "avx512f");
   /* f32 -> f16 by VCVTPS2PH's intrinsics (LycIR.cvtph_bytes says why). */
   t->cvtph_bytes = !has_feature(f, "f16c") ? 0 : has_feature(f, "avx512f") ? 64 : 32;
+  /* f32 -> bf16 by VCVTNEPS2BF16 (LycIR.cvtbf16_bytes). LAYOUTC_CVTBF16=0
+   * turns it off (the tests run both ways). */
+  const char *bv = getenv("LAYOUTC_CVTBF16");
+  bool cvtbf16 = has_feature(f, "avx512bf16") && has_feature(f, "avx512vl") && !(bv && !strcmp(bv, "0"));
+  t->cvtbf16_bytes = cvtbf16 ? 64 : 0;
 }
 
 /* ===== Reads for ownership ========================================================== */

@@ -1224,6 +1224,8 @@ bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const Ly
     p->lookup_bytes = tgt->pshufb_bytes < tgt->vector_bytes ? tgt->pshufb_bytes : tgt->vector_bytes;
   if (dst->elem == LY_ELEM_F16 && src->elem != LY_ELEM_F16)
     p->cvtph_bytes = tgt->cvtph_bytes < tgt->vector_bytes ? tgt->cvtph_bytes : tgt->vector_bytes;
+  if (dst->elem == LY_ELEM_BF16 && src->elem != LY_ELEM_BF16)
+    p->cvtbf16_bytes = tgt->cvtbf16_bytes < tgt->vector_bytes ? tgt->cvtbf16_bytes : tgt->vector_bytes;
   int64_t numel = 1;
   for (int d = 0; d < dst->rank; d++)
     numel *= dst->dims[d];

@@ -2146,6 +2146,7 @@ LLVMValueRef lyc_emit_repack(LLVMModuleRef m, const LycPlan *p, const char *name
   Gen g = {.p = p, .nt = nt};
   lyc_ir_init(&g.ir, m);
   g.ir.cvtph_bytes = p->cvtph_bytes;
+  g.ir.cvtbf16_bytes = p->cvtbf16_bytes;
   g.st = int_type(&g.ir, p->sbytes);
   g.dt = int_type(&g.ir, p->dbytes);
   LLVMTypeRef params[] = {g.ir.ptr, g.ir.ptr, g.ir.i64, g.ir.i64};

@@ -96,6 +96,72 @@ out:
   free(b);
 }
 
+/* The same through a transposing repack: n inputs as a 16 x n/16 row-major source into its
+ * column-major image, so the kernel converts whole vectors inside its register tiles (the path
+ * that uses the host's conversion instructions, where a contiguous copy is a scalar loop that
+ * LLVM vectorises). Each result is found through lyTypeGetOffset. `env` (NAME=VALUE or NULL) is
+ * set while a repacker of its own is created: the host's plans, another vector width, or a
+ * conversion instruction turned off. */
+static void check_transposed_with(LyRepacker rep, const char *env, const char *from, const char *to,
+                                  const unsigned long long *in, int n, RefFn ref);
+static void check_transposed(const char *from, const char *to, const unsigned long long *in, int n, RefFn ref) {
+  static const char *envs[] = {NULL, "LAYOUTC_VECTOR_BYTES=32", "LAYOUTC_CVTBF16=0"};
+  for (int e = 0; e < 3; e++) {
+    char name[64] = "";
+    const char *eq = envs[e] ? strchr(envs[e], '=') : NULL;
+    if (eq) {
+      snprintf(name, sizeof name, "%.*s", (int)(eq - envs[e]), envs[e]);
+      setenv(name, eq + 1, 1);
+    }
+    LyRepacker r = lyRepackerCreate(ctx);
+    if (eq)
+      unsetenv(name);
+    if (lyRepackerIsNull(r)) {
+      fail("repacker", 0, 0, 1);
+      return;
+    }
+    check_transposed_with(r, envs[e], from, to, in, n, ref);
+    lyRepackerDestroy(r);
+  }
+}
+
+static void check_transposed_with(LyRepacker rep, const char *env, const char *from, const char *to,
+                                  const unsigned long long *in, int n, RefFn ref) {
+  int m = n / 16;
+  char st[96], tt[128];
+  snprintf(st, sizeof st, "tensor<16x%dx%s>", m, from);
+  snprintf(tt, sizeof tt, "tensor<16x%dx%s, strided<[1,16]>>", m, to);
+  LyType s = lyTypeParse(ctx, st, strlen(st), NULL), t = lyTypeParse(ctx, tt, strlen(tt), NULL);
+  if (lyTypeIsNull(s) || lyTypeIsNull(t)) {
+    fail("transposed types", 0, 0, 1);
+    return;
+  }
+  int fb = lyElemGetBits(lyTypeGetElement(s)), tb = lyElemGetBits(lyTypeGetElement(t));
+  size_t sbytes = ((size_t)n * fb + 7) / 8, tbytes = ((size_t)n * tb + 7) / 8;
+  unsigned char *src = calloc(sbytes, 1), *b = malloc(tbytes);
+  for (int i = 0; i < 16 * m; i++)
+    put(src, fb, i, in[i]);
+  char what[128];
+  snprintf(what, sizeof what, "%s->%s transposed jit%s%s", from, to, env ? " " : "", env ? env : "");
+  LyRepackKernel k = lyRepackKernelGet(rep, s, t, 1);
+  if (lyRepackKernelIsNull(k) || !lyRepackKernelIsCompiled(k)) {
+    fail(what, 0, 0, 1);
+    goto out;
+  }
+  memset(b, 0xa5, tbytes);
+  lyRepackRun(k, src, b);
+  for (int64_t r = 0; r < 16; r++)
+    for (int64_t c = 0; c < m; c++, checks++) {
+      int64_t idx[2] = {r, c}, off;
+      unsigned long long x = in[r * m + c];
+      if (lyTypeGetOffset(t, idx, &off) != LY_OK || get(b, tb, (long)off) != ref(x))
+        fail(what, x, get(b, tb, (long)off), ref(x));
+    }
+out:
+  free(src);
+  free(b);
+}
+
 /* --- References ------------------------------------------------------------------------ */
 
 static float f32_of(unsigned long long v) {
@@ -563,6 +629,7 @@ int main(void) {
   check_pair("f32", "f16", in, R, ref_f32_to_f16);
   check_pair("f32", "f16", in, B, ref_f32_to_f16_brute);
   check_pair("f32", "bf16", in, R, ref_f32_to_bf16);
+  check_transposed("f32", "bf16", in, R, ref_f32_to_bf16);
   check_pair("f32", "f64", in, R, ref_f32_to_f64);
   check_pair("f32", "f8E5M2", in, B, ref_f32_to_e5m2);
   f32_inputs(in, B, 12);
