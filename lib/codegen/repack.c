@@ -14,6 +14,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A tile: `rows` real X rows (the rest of the xt, a power of two <= V, are
+ * zero) by `yv` valid Y positions out of V; `width` elements are stored per
+ * Y position: the rows, then destination padding (zero rows) up to width.
+ * A group of xg such tiles (full ones, X chunks side by side) stores its
+ * pieces Y position by Y position, so each position's line is written whole
+ * by consecutive stores. */
+typedef struct {
+  int xt, rows, yv, width, xg;
+} Tile;
+
+/* One of the kernel's Y run functions (run_call) and what its body was
+ * made for. */
+typedef struct {
+  const LycNest *x;
+  Tile t;
+  int ym;
+  bool counted; /* the run's length is an argument (a shorter last run) */
+  LLVMValueRef fn;
+} RunFn;
+#define MAX_RUN_FNS 16
+
 typedef struct {
   LycIR ir;
   const LycPlan *p;
@@ -28,6 +49,9 @@ typedef struct {
   LLVMValueRef ytab;
   LLVMValueRef panel;    /* the stack panel of the panel nests (x_piece) */
   LLVMValueRef flush_fn[2]; /* its flush (panel_flush_fn), without and with prefetches */
+  RunFn run_fns[MAX_RUN_FNS]; /* the Y runs' functions (run_call) */
+  int nrun_fns;
+  bool in_run_fn; /* emitting one of them */
 } Gen;
 
 static LLVMTypeRef vec(LLVMTypeRef t, int n) { return n ? LLVMVectorType(t, (unsigned)n) : t; }
@@ -614,16 +638,6 @@ static LLVMValueRef y_dst_offset(Gen *g, const LycNest *x, LLVMValueRef y) {
 static LLVMValueRef y_position_offset(Gen *g, const LycNest *x, LLVMValueRef y0, int y) {
   return x->ny == 1 ? lyc_i64(&g->ir, y * x->loops[x->nloops - 2].ds) : y_dst_offset(g, x, add(g, y0, lyc_i64(&g->ir, y)));
 }
-
-/* A tile: `rows` real X rows (the rest of the xt, a power of two <= V, are
- * zero) by `yv` valid Y positions out of V; `width` elements are stored per
- * Y position: the rows, then destination padding (zero rows) up to width.
- * A group of xg such tiles (full ones, X chunks side by side) stores its
- * pieces Y position by Y position, so each position's line is written whole
- * by consecutive stores. */
-typedef struct {
-  int xt, rows, yv, width, xg;
-} Tile;
 
 /* The most lanes of a constant mask or vector the helpers below build (a
  * chunk of a contiguous sub-byte run: 512 i1 elements). */
@@ -1583,11 +1597,111 @@ static void zip_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValu
     store_pieces(g, x, v, t, dof, y0, whole_x);
 }
 
+static void y_run(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef ycount, LLVMValueRef so, LLVMValueRef dof,
+                  LLVMValueRef y0);
+static void add_attr(LycIR *ir, LLVMValueRef fn, unsigned idx, const char *name);
+
+/* A function of the kernel's own (internal, noinline, nounwind), named
+ * <kernel><suffix>, for code its calls share (panel_flush_fn, run_call):
+ * the builder moves into its body, and helper_end returns it to where the
+ * kernel's code was. */
+typedef struct {
+  LLVMValueRef kernel;
+  LLVMBasicBlockRef resume;
+} Helper;
+
+static LLVMValueRef helper_begin(Gen *g, Helper *h, const char *suffix, LLVMTypeRef *params, int n) {
+  LycIR *ir = &g->ir;
+  h->kernel = ir->fn;
+  h->resume = LLVMGetInsertBlock(ir->b);
+  size_t len;
+  const char *kname = LLVMGetValueName2(h->kernel, &len);
+  char name[160];
+  snprintf(name, sizeof name, "%.*s%s", (int)len, kname, suffix);
+  LLVMValueRef fn = lyc_ir_function(ir, name, ir->vd, params, n);
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  add_attr(ir, fn, LLVMAttributeFunctionIndex, "noinline");
+  add_attr(ir, fn, LLVMAttributeFunctionIndex, "nounwind");
+  return fn;
+}
+
+static void helper_end(Gen *g, const Helper *h) {
+  LLVMBuildRetVoid(g->ir.b);
+  g->ir.fn = h->kernel;
+  LLVMPositionBuilderAtEnd(g->ir.b, h->resume);
+}
+
+/* A Y run of a column nest (LycNest.columns: byte and nibble transposes)
+ * as a call of a function of the kernel's, one for each shape of tile:
+ * the runs of every sweep, shorter ones and the blocks left after them (a
+ * run of one) call the same body with their length (ycount). Staged runs
+ * (stage_rows), which are whole ones, have bodies of their own.
+ *   void <kernel>_run<i>(ptr src, ptr dst, i64 so, i64 dof, i64 y0, i64 ycount, ptr stage, ptr rows)
+ * Inlined, the i4 4000x3000 transpose's kernel held twelve copies of the
+ * nibble tile's pieces, blocks of 500-1100 instructions, and compiled in
+ * 360-440 ms, two thirds of it in instruction selection; a function per
+ * piece (two a tile) cost 4% of its speed in the cache, and a run is eight
+ * pieces (docs/codegen.md has the measurements). */
+static void run_call(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef ycount, LLVMValueRef so, LLVMValueRef dof,
+                     LLVMValueRef y0) {
+  LycIR *ir = &g->ir;
+  int V = g->p->vlen;
+  bool staged = x->stage_rows && g->rows && !ycount && ym == x->ym && t.xg == x->xg && t.xt == V && t.rows == V &&
+                t.yv == V; /* as y_run decides */
+  if (!staged) { /* any length up to the nest's runs, counted */
+    LY_ASSERT(ym == 1 || ym == x->ym);
+    ycount = ycount ? ycount : lyc_i64(ir, ym);
+    ym = x->ym > 1 ? x->ym : 1;
+  }
+  LLVMValueRef fn = NULL;
+  for (int i = 0; i < g->nrun_fns && !fn; i++) {
+    const RunFn *f = &g->run_fns[i];
+    if (f->x == x && !memcmp(&f->t, &t, sizeof t) && f->ym == ym && f->counted == (ycount != NULL))
+      fn = f->fn;
+  }
+  if (!fn && g->nrun_fns == MAX_RUN_FNS) { /* a kernel of many shapes: the rest inline */
+    g->in_run_fn = true;
+    y_run(g, x, t, ym, ycount, so, dof, y0);
+    g->in_run_fn = false;
+    return;
+  }
+  if (!fn) {
+    LLVMTypeRef params[] = {ir->ptr, ir->ptr, ir->i64, ir->i64, ir->i64, ir->i64, ir->ptr, ir->ptr};
+    char suffix[32];
+    snprintf(suffix, sizeof suffix, "_run%d", g->nrun_fns);
+    Helper h;
+    fn = helper_begin(g, &h, suffix, params, 8);
+    unsigned separate[] = {1, 2, 7, 8}; /* src, dst, stage, rows: separate objects, as in the kernel */
+    for (int a = 0; a < 4; a++)
+      add_attr(ir, fn, separate[a], "noalias");
+    LLVMValueRef saved[4] = {g->src, g->dst, g->stage, g->rows};
+    g->src = LLVMGetParam(fn, 0), g->dst = LLVMGetParam(fn, 1);
+    g->stage = g->stage ? LLVMGetParam(fn, 6) : NULL;
+    g->rows = g->rows ? LLVMGetParam(fn, 7) : NULL;
+    g->in_run_fn = true;
+    y_run(g, x, t, ym, ycount ? LLVMGetParam(fn, 5) : NULL, LLVMGetParam(fn, 2), LLVMGetParam(fn, 3),
+          LLVMGetParam(fn, 4));
+    g->in_run_fn = false;
+    helper_end(g, &h);
+    g->src = saved[0], g->dst = saved[1], g->stage = saved[2], g->rows = saved[3];
+    g->run_fns[g->nrun_fns++] = (RunFn){x, t, ym, ycount != NULL, fn};
+  }
+  LLVMValueRef null = LLVMConstPointerNull(ir->ptr);
+  LLVMValueRef args[] = {g->src, g->dst, so, dof, y0, ycount ? ycount : lyc_i64(ir, 0), g->stage ? g->stage : null,
+                         g->rows ? g->rows : null};
+  LLVMBuildCall2(ir->b, LLVMGlobalGetValueType(fn), fn, args, 8, "");
+}
+
 /* A tile for each of the ym consecutive V-wide Y blocks from y0 (rows
  * x0.. already in so and dof): one source row's blocks back to back. With
- * ycount, the run has that many blocks (at most ym) instead. */
+ * ycount, the run has that many blocks (at most ym) instead. Column nests'
+ * runs are functions (run_call). */
 static void y_run(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef ycount, LLVMValueRef so, LLVMValueRef dof,
                   LLVMValueRef y0) {
+  if (x->columns && !g->in_run_fn && !wide_bits(g, x, t, ym, ycount)) {
+    run_call(g, x, t, ym, ycount, so, dof, y0);
+    return;
+  }
   const LycLoop *Yin = &x->loops[x->nloops - 2];
   int V = g->p->vlen;
   if (wide_bits(g, x, t, ym, ycount)) {
@@ -1633,8 +1747,6 @@ typedef struct {
 } Panel;
 
 #define PANEL_AT 64 /* a row's piece in the panel: after a line for the carry */
-
-static void add_attr(LycIR *ir, LLVMValueRef fn, unsigned idx, const char *name);
 
 /* The source lines panel_flush_fn prefetches while it streams: `lines`
  * from pf, 2^lg to a row, rows `row` bytes apart (lines 0: none). */
@@ -1689,18 +1801,10 @@ static LLVMValueRef panel_flush_fn(Gen *g, bool prefetch) {
     return g->flush_fn[prefetch];
   LycIR *ir = &g->ir;
   LLVMBuilderRef b = ir->b;
-  LLVMValueRef kernel = ir->fn;
-  LLVMBasicBlockRef resume = LLVMGetInsertBlock(b);
-  size_t len;
-  const char *kname = LLVMGetValueName2(kernel, &len);
-  char name[160];
-  snprintf(name, sizeof name, "%.*s_panel_flush%s", (int)len, kname, prefetch ? "_pf" : "");
   LLVMTypeRef params[] = {ir->ptr, ir->ptr, ir->i64, ir->i64, ir->i64, ir->i64, ir->i1,
                           ir->i64, ir->i64, ir->ptr, ir->i64, ir->i64, ir->i64};
-  LLVMValueRef fn = lyc_ir_function(ir, name, ir->vd, params, prefetch ? 13 : 9);
-  LLVMSetLinkage(fn, LLVMInternalLinkage);
-  add_attr(ir, fn, LLVMAttributeFunctionIndex, "noinline");
-  add_attr(ir, fn, LLVMAttributeFunctionIndex, "nounwind");
+  Helper h;
+  LLVMValueRef fn = helper_begin(g, &h, prefetch ? "_panel_flush_pf" : "_panel_flush", params, prefetch ? 13 : 9);
   LLVMValueRef panel = LLVMGetParam(fn, 0), dst = LLVMGetParam(fn, 1), a0 = LLVMGetParam(fn, 2);
   LLVMValueRef rows = LLVMGetParam(fn, 3), bytes = LLVMGetParam(fn, 4), before = LLVMGetParam(fn, 5);
   LLVMValueRef last = LLVMGetParam(fn, 6), S = LLVMGetParam(fn, 7), row = LLVMGetParam(fn, 8);
@@ -1762,9 +1866,7 @@ static LLVMValueRef panel_flush_fn(Gen *g, bool prefetch) {
   if_else(g, &fr);
   if_end(g, &fr);
   lyc_loop_end(ir, &rl);
-  LLVMBuildRetVoid(b);
-  ir->fn = kernel;
-  LLVMPositionBuilderAtEnd(b, resume);
+  helper_end(g, &h);
   return g->flush_fn[prefetch] = fn;
 }
 
