@@ -227,14 +227,6 @@ static LLVMValueRef encode_narrow(LycIR *ir, LLVMValueRef x, Fmt t, int n) {
   return LLVMBuildTrunc(b, r, vt(int_of(ir, tbits), n), "");
 }
 
-/* f32 bits to bf16 bits as oneDNN does it: round to nearest even, NaN kept
- * quiet, subnormal inputs flushed to a signed zero. That is VCVTNEPS2BF16's
- * own definition (Intel SDM: zero and denormal inputs give the signed
- * zero, NaN its top half with bit 6 set, the rest x + 0x7fff + the kept
- * LSB, shifted), which takes vectors of 8 and 16 lanes where the host has
- * it (ir->cvtbf16_bytes): one instruction instead of eleven operations a
- * vector (f32 nchw -> bf16 nChw16c on the Zen 5 measured in
- * docs/codegen.md). Other widths and hosts round in integers. */
 static LLVMValueRef lanes(LycIR *ir, LLVMValueRef v, int from, int len);
 
 /* v (i16 lanes that were bfloat) through an empty inline asm that leaves
@@ -251,6 +243,14 @@ static LLVMValueRef opaque_i16(LycIR *ir, LLVMValueRef v) {
   return LLVMBuildCall2(ir->b, fty, asm_, &v, 1, "");
 }
 
+/* f32 bits to bf16 bits as oneDNN does it: round to nearest even, NaN kept
+ * quiet, subnormal inputs flushed to a signed zero. That is VCVTNEPS2BF16's
+ * own definition (Intel SDM: zero and denormal inputs give the signed
+ * zero, NaN its top half with bit 6 set, the rest x + 0x7fff + the kept
+ * LSB, shifted), which takes vectors of 8 and 16 lanes where the host has
+ * it (ir->cvtbf16_bytes): one instruction instead of eleven operations a
+ * vector (f32 nchw -> bf16 nChw16c on the Zen 5 measured in
+ * docs/codegen.md). Other widths and hosts round in integers. */
 static LLVMValueRef f32_to_bf16(LycIR *ir, LLVMValueRef f, int n) {
   LLVMBuilderRef b = ir->b;
   int w = ir->cvtbf16_bytes / 4;
