@@ -32,6 +32,7 @@ typedef struct {
   int ym;
   bool counted; /* the run's length is an argument (a shorter last run) */
   LLVMValueRef fn;
+  int calls;
 } RunFn;
 #define MAX_RUN_FNS 16
 
@@ -1641,7 +1642,8 @@ static void helper_end(Gen *g, const Helper *h) {
  * nibble tile's pieces, blocks of 500-1100 instructions, and compiled in
  * 360-440 ms, two thirds of it in instruction selection; a function per
  * piece (two a tile) cost 4% of its speed in the cache, and a run is eight
- * pieces (docs/codegen.md has the measurements). */
+ * pieces (docs/codegen.md has the measurements). A function called once is
+ * inlined after all (inline_single_runs). */
 static void run_call(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef ycount, LLVMValueRef so, LLVMValueRef dof,
                      LLVMValueRef y0) {
   LycIR *ir = &g->ir;
@@ -1684,8 +1686,10 @@ static void run_call(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef ycou
     g->in_run_fn = false;
     helper_end(g, &h);
     g->src = saved[0], g->dst = saved[1], g->stage = saved[2], g->rows = saved[3];
-    g->run_fns[g->nrun_fns++] = (RunFn){x, t, ym, ycount != NULL, fn};
+    g->run_fns[g->nrun_fns++] = (RunFn){x, t, ym, ycount != NULL, fn, 0};
   }
+  for (int i = 0; i < g->nrun_fns; i++)
+    g->run_fns[i].calls += g->run_fns[i].fn == fn;
   LLVMValueRef null = LLVMConstPointerNull(ir->ptr);
   LLVMValueRef args[] = {g->src, g->dst, so, dof, y0, ycount ? ycount : lyc_i64(ir, 0), g->stage ? g->stage : null,
                          g->rows ? g->rows : null};
@@ -2236,6 +2240,18 @@ static void add_attr(LycIR *ir, LLVMValueRef fn, unsigned idx, const char *name)
   LLVMAddAttributeAtIndex(fn, idx, LLVMCreateEnumAttribute(ir->c, kind, 0));
 }
 
+/* The run functions (run_call) that the kernel calls once go back into
+ * it: alwaysinline for noinline. A kernel of one run shape (i4 4096x4096:
+ * its staged runs) then compiles as it did without them. */
+static void inline_single_runs(Gen *g) {
+  unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
+  for (int i = 0; i < g->nrun_fns; i++)
+    if (g->run_fns[i].calls == 1) {
+      LLVMRemoveEnumAttributeAtIndex(g->run_fns[i].fn, LLVMAttributeFunctionIndex, noinline);
+      add_attr(&g->ir, g->run_fns[i].fn, LLVMAttributeFunctionIndex, "alwaysinline");
+    }
+}
+
 /* i1 @<name>_needs_memset(): whether dst must be zeroed before the kernel. */
 static void emit_needs_memset(Gen *g, const char *name) {
   char buf[128];
@@ -2293,6 +2309,7 @@ LLVMValueRef lyc_emit_repack(LLVMModuleRef m, const LycPlan *p, const char *name
   if (nt || panel) /* non-temporal stores are weakly ordered: publish them before returning */
     LLVMBuildFence(g.ir.b, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
   LLVMBuildRetVoid(g.ir.b);
+  inline_single_runs(&g);
   if (!nt)
     emit_needs_memset(&g, name);
   lyc_ir_dispose(&g.ir);
