@@ -1636,7 +1636,9 @@ static void helper_end(Gen *g, const Helper *h) {
  * as a call of a function of the kernel's, one for each shape of tile:
  * the runs of every sweep, shorter ones and the blocks left after them (a
  * run of one) call the same body with their length (ycount). Staged runs
- * (stage_rows), which are whole ones, have bodies of their own.
+ * (stage_rows), which are whole ones, have bodies of their own. Only the
+ * plan's own nests, whose addresses tell them apart (a panel's or a
+ * block's nest is a copy on the stack, at an address another may reuse).
  *   void <kernel>_run<i>(ptr src, ptr dst, i64 so, i64 dof, i64 y0, i64 ycount, ptr stage, ptr rows)
  * Inlined, the i4 4000x3000 transpose's kernel held twelve copies of the
  * nibble tile's pieces, blocks of 500-1100 instructions, and compiled in
@@ -1702,7 +1704,8 @@ static void run_call(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef ycou
  * runs are functions (run_call). */
 static void y_run(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef ycount, LLVMValueRef so, LLVMValueRef dof,
                   LLVMValueRef y0) {
-  if (x->columns && !g->in_run_fn && !wide_bits(g, x, t, ym, ycount)) {
+  bool planned = x >= g->p->nests && x < g->p->nests + g->p->nnests; /* not a panel's or block's copy */
+  if (x->columns && planned && !g->in_run_fn && !wide_bits(g, x, t, ym, ycount)) {
     run_call(g, x, t, ym, ycount, so, dof, y0);
     return;
   }
