@@ -1602,6 +1602,13 @@ static void y_run(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef ycount,
                   LLVMValueRef y0);
 static void add_attr(LycIR *ir, LLVMValueRef fn, unsigned idx, const char *name);
 
+/* Whether a Y run's source rows are staged first (plan: staged; stage_rows):
+ * a whole run of full tiles of the nest's groups. */
+static bool staged_run(const Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef ycount) {
+  int V = g->p->vlen;
+  return x->stage_rows && g->rows && !ycount && ym == x->ym && t.xg == x->xg && t.xt == V && t.rows == V && t.yv == V;
+}
+
 /* A function of the kernel's own (internal, noinline, nounwind), named
  * <kernel><suffix>, for code its calls share (panel_flush_fn, run_call):
  * the builder moves into its body, and helper_end returns it to where the
@@ -1649,32 +1656,28 @@ static void helper_end(Gen *g, const Helper *h) {
 static void run_call(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef ycount, LLVMValueRef so, LLVMValueRef dof,
                      LLVMValueRef y0) {
   LycIR *ir = &g->ir;
-  int V = g->p->vlen;
-  bool staged = x->stage_rows && g->rows && !ycount && ym == x->ym && t.xg == x->xg && t.xt == V && t.rows == V &&
-                t.yv == V; /* as y_run decides */
-  if (!staged) { /* any length up to the nest's runs, counted */
+  if (!staged_run(g, x, t, ym, ycount)) { /* any length up to the nest's runs, counted */
     LY_ASSERT(ym == 1 || ym == x->ym);
     ycount = ycount ? ycount : lyc_i64(ir, ym);
     ym = x->ym > 1 ? x->ym : 1;
   }
-  LLVMValueRef fn = NULL;
-  for (int i = 0; i < g->nrun_fns && !fn; i++) {
-    const RunFn *f = &g->run_fns[i];
-    if (f->x == x && !memcmp(&f->t, &t, sizeof t) && f->ym == ym && f->counted == (ycount != NULL))
-      fn = f->fn;
-  }
-  if (!fn && g->nrun_fns == MAX_RUN_FNS) { /* a kernel of many shapes: the rest inline */
+  RunFn *f = NULL;
+  for (int i = 0; i < g->nrun_fns && !f; i++)
+    if (g->run_fns[i].x == x && !memcmp(&g->run_fns[i].t, &t, sizeof t) && g->run_fns[i].ym == ym &&
+        g->run_fns[i].counted == (ycount != NULL))
+      f = &g->run_fns[i];
+  if (!f && g->nrun_fns == MAX_RUN_FNS) { /* a kernel of many shapes: the rest inline */
     g->in_run_fn = true;
     y_run(g, x, t, ym, ycount, so, dof, y0);
     g->in_run_fn = false;
     return;
   }
-  if (!fn) {
+  if (!f) {
     LLVMTypeRef params[] = {ir->ptr, ir->ptr, ir->i64, ir->i64, ir->i64, ir->i64, ir->ptr, ir->ptr};
     char suffix[32];
     snprintf(suffix, sizeof suffix, "_run%d", g->nrun_fns);
     Helper h;
-    fn = helper_begin(g, &h, suffix, params, 8);
+    LLVMValueRef fn = helper_begin(g, &h, suffix, params, 8);
     unsigned separate[] = {1, 2, 7, 8}; /* src, dst, stage, rows: separate objects, as in the kernel */
     for (int a = 0; a < 4; a++)
       add_attr(ir, fn, separate[a], "noalias");
@@ -1688,11 +1691,11 @@ static void run_call(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef ycou
     g->in_run_fn = false;
     helper_end(g, &h);
     g->src = saved[0], g->dst = saved[1], g->stage = saved[2], g->rows = saved[3];
-    g->run_fns[g->nrun_fns++] = (RunFn){x, t, ym, ycount != NULL, fn, 0};
+    f = &g->run_fns[g->nrun_fns++];
+    *f = (RunFn){x, t, ym, ycount != NULL, fn, 0};
   }
-  for (int i = 0; i < g->nrun_fns; i++)
-    g->run_fns[i].calls += g->run_fns[i].fn == fn;
-  LLVMValueRef null = LLVMConstPointerNull(ir->ptr);
+  f->calls++;
+  LLVMValueRef fn = f->fn, null = LLVMConstPointerNull(ir->ptr);
   LLVMValueRef args[] = {g->src, g->dst, so, dof, y0, ycount ? ycount : lyc_i64(ir, 0), g->stage ? g->stage : null,
                          g->rows ? g->rows : null};
   LLVMBuildCall2(ir->b, LLVMGlobalGetValueType(fn), fn, args, 8, "");
@@ -1715,9 +1718,7 @@ static void y_run(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef ycount,
     wide_bit_tile(g, x, ym, add(g, so, y0), step(g, dof, y0, Yin->ds));
     return;
   }
-  bool staged = x->stage_rows && g->rows && !ycount && ym == x->ym && t.xg == x->xg && t.xt == V && t.rows == V &&
-                t.yv == V;
-  if (staged)
+  if (staged_run(g, x, t, ym, ycount))
     stage_rows(g, x, t, ym, add(g, so, y0));
   LycLoopIR l;
   LLVMValueRef m = ym > 1 ? lyc_loop_begin(&g->ir, &l, lyc_i64(&g->ir, 0), ycount ? ycount : lyc_i64(&g->ir, ym), "ym")
