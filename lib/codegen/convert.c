@@ -227,7 +227,32 @@ static LLVMValueRef encode_narrow(LycIR *ir, LLVMValueRef x, Fmt t, int n) {
   return LLVMBuildTrunc(b, r, vt(int_of(ir, tbits), n), "");
 }
 
-static LLVMValueRef lanes(LycIR *ir, LLVMValueRef v, int from, int len);
+/* Elements [from, from + len) of vector v. */
+static LLVMValueRef lanes(LycIR *ir, LLVMValueRef v, int from, int len) {
+  LLVMValueRef m[512];
+  for (int l = 0; l < len; l++)
+    m[l] = LLVMConstInt(ir->i32, (unsigned)(from + l), 0);
+  return LLVMBuildShuffleVector(ir->b, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(m, (unsigned)len), "");
+}
+
+/* Lanes a piece of an x86 conversion takes: `bytes` of f32, halved down to n. */
+static int piece_lanes(int bytes, int n) {
+  int w = bytes / 4;
+  while (w > n)
+    w /= 2;
+  return w;
+}
+
+/* x's n lanes converted in pieces of w lanes (n / w of them, a power of
+ * two), each by one(ir, piece, w), joined in order. */
+static LLVMValueRef in_pieces(LycIR *ir, LLVMValueRef x, int n, int w, LLVMValueRef (*one)(LycIR *, LLVMValueRef, int)) {
+  int np = n / w;
+  LLVMValueRef parts[128];
+  LY_ASSERT(np <= 128 && (np & (np - 1)) == 0);
+  for (int q = 0; q < np; q++)
+    parts[q] = one(ir, np == 1 ? x : lanes(ir, x, q * w, w), w);
+  return lyc_concat(ir, parts, np);
+}
 
 /* v (i16 lanes that were bfloat) through an empty inline asm that leaves
  * it in its register: no instruction, but LLVM cannot see the bfloat
@@ -243,6 +268,13 @@ static LLVMValueRef opaque_i16(LycIR *ir, LLVMValueRef v) {
   return LLVMBuildCall2(ir->b, fty, asm_, &v, 1, "");
 }
 
+/* One piece of f32_to_bf16: w lanes (8 or 16) by VCVTNEPS2BF16, as i16. */
+static LLVMValueRef cvtne_piece(LycIR *ir, LLVMValueRef piece, int w) {
+  LLVMValueRef r = lyc_intrinsic(ir, w == 16 ? "llvm.x86.avx512bf16.cvtneps2bf16.512" : "llvm.x86.avx512bf16.cvtneps2bf16.256",
+                                 NULL, 0, &piece, 1);
+  return opaque_i16(ir, LLVMBuildBitCast(ir->b, r, vt(ir->i16, w), "bf16"));
+}
+
 /* f32 bits to bf16 bits as oneDNN does it: round to nearest even, NaN kept
  * quiet, subnormal inputs flushed to a signed zero. That is VCVTNEPS2BF16's
  * own definition (Intel SDM: zero and denormal inputs give the signed
@@ -253,20 +285,9 @@ static LLVMValueRef opaque_i16(LycIR *ir, LLVMValueRef v) {
  * docs/codegen.md). Other widths and hosts round in integers. */
 static LLVMValueRef f32_to_bf16(LycIR *ir, LLVMValueRef f, int n) {
   LLVMBuilderRef b = ir->b;
-  int w = ir->cvtbf16_bytes / 4;
-  while (w > n)
-    w /= 2;
-  if (w >= 8 && n % w == 0 && n / w <= 128 && ((n / w) & (n / w - 1)) == 0) {
-    LLVMValueRef parts[128];
-    int np = n / w;
-    for (int q = 0; q < np; q++) {
-      LLVMValueRef piece = np == 1 ? f : lanes(ir, f, q * w, w);
-      LLVMValueRef r = lyc_intrinsic(ir, w == 16 ? "llvm.x86.avx512bf16.cvtneps2bf16.512" : "llvm.x86.avx512bf16.cvtneps2bf16.256",
-                                     NULL, 0, &piece, 1);
-      parts[q] = opaque_i16(ir, LLVMBuildBitCast(b, r, vt(ir->i16, w), "bf16"));
-    }
-    return lyc_concat(ir, parts, np);
-  }
+  int w = piece_lanes(ir->cvtbf16_bytes, n);
+  if (w >= 8 && n % w == 0 && n / w <= 128 && ((n / w) & (n / w - 1)) == 0)
+    return in_pieces(ir, f, n, w, cvtne_piece);
   LLVMValueRef bits = LLVMBuildBitCast(b, f, vt(ir->i32, n), "bits");
   LLVMValueRef hi = LLVMBuildLShr(b, bits, kint(ir->i32, 16, n), "hi");
   LLVMValueRef lsb = LLVMBuildAnd(b, hi, kint(ir->i32, 1, n), "lsb");
@@ -306,12 +327,16 @@ static LLVMValueRef encode_e8m0(LycIR *ir, LLVMValueRef x, int n) {
   return LLVMBuildTrunc(b, r, vt(ir->i8, n), "");
 }
 
-/* Elements [from, from + len) of vector v. */
-static LLVMValueRef lanes(LycIR *ir, LLVMValueRef v, int from, int len) {
-  LLVMValueRef m[512];
-  for (int l = 0; l < len; l++)
-    m[l] = LLVMConstInt(ir->i32, (unsigned)(from + l), 0);
-  return LLVMBuildShuffleVector(ir->b, v, LLVMGetUndef(LLVMTypeOf(v)), LLVMConstVector(m, (unsigned)len), "");
+/* One piece of f32_to_f16_cvtph: w lanes (4, 8 or 16) by VCVTPS2PH. */
+static LLVMValueRef cvtph_piece(LycIR *ir, LLVMValueRef piece, int w) {
+  LLVMValueRef rc = LLVMConstInt(ir->i32, 0, 0);
+  if (w == 16) {
+    LLVMValueRef args[] = {piece, rc, LLVMConstNull(vt(ir->i16, 16)), LLVMConstInt(ir->i16, 0xffff, 0)};
+    return lyc_intrinsic(ir, "llvm.x86.avx512.mask.vcvtps2ph.512", NULL, 0, args, 4);
+  }
+  LLVMValueRef args[] = {piece, rc};
+  LLVMValueRef r = lyc_intrinsic(ir, w == 8 ? "llvm.x86.vcvtps2ph.256" : "llvm.x86.vcvtps2ph.128", NULL, 0, args, 2);
+  return w == 4 ? lanes(ir, r, 0, 4) : r; /* w 4: the low four of eight lanes */
 }
 
 /* n f32 lanes (n a multiple of 4) to f16 bits with VCVTPS2PH, pieces of
@@ -319,26 +344,7 @@ static LLVMValueRef lanes(LycIR *ir, LLVMValueRef v, int from, int len) {
  * the same rounding as fptrunc, with i16 lanes throughout (LycIR says
  * why). */
 static LLVMValueRef f32_to_f16_cvtph(LycIR *ir, LLVMValueRef x, int n) {
-  int w = ir->cvtph_bytes / 4;
-  while (w > n)
-    w /= 2;
-  int np = n / w;
-  LLVMValueRef parts[128];
-  LY_ASSERT(np <= 128 && (np & (np - 1)) == 0);
-  for (int q = 0; q < np; q++) {
-    LLVMValueRef piece = np == 1 ? x : lanes(ir, x, q * w, w), rc = LLVMConstInt(ir->i32, 0, 0);
-    if (w == 16) {
-      LLVMValueRef args[] = {piece, rc, LLVMConstNull(vt(ir->i16, 16)), LLVMConstInt(ir->i16, 0xffff, 0)};
-      parts[q] = lyc_intrinsic(ir, "llvm.x86.avx512.mask.vcvtps2ph.512", NULL, 0, args, 4);
-    }
-    else {
-      LLVMValueRef args[] = {piece, rc};
-      parts[q] = lyc_intrinsic(ir, w == 8 ? "llvm.x86.vcvtps2ph.256" : "llvm.x86.vcvtps2ph.128", NULL, 0, args, 2);
-      if (w == 4) /* the low four of eight lanes */
-        parts[q] = lanes(ir, parts[q], 0, 4);
-    }
-  }
-  return lyc_concat(ir, parts, np);
+  return in_pieces(ir, x, n, piece_lanes(ir->cvtph_bytes, n), cvtph_piece);
 }
 
 /* An f32 or f64 value, decoded from `from`, to the storage bits of float

@@ -151,8 +151,7 @@ void lyc_host_target(LycTarget *t) {
   t->cvtph_bytes = !has_feature(f, "f16c") ? 0 : has_feature(f, "avx512f") ? 64 : 32;
   /* f32 -> bf16 by VCVTNEPS2BF16 (LycIR.cvtbf16_bytes). LAYOUTC_CVTBF16=0
    * turns it off (the tests run both ways). */
-  const char *bv = getenv("LAYOUTC_CVTBF16");
-  bool cvtbf16 = has_feature(f, "avx512bf16") && has_feature(f, "avx512vl") && !(bv && !strcmp(bv, "0"));
+  bool cvtbf16 = has_feature(f, "avx512bf16") && has_feature(f, "avx512vl") && env_bytes("LAYOUTC_CVTBF16", 1);
   t->cvtbf16_bytes = cvtbf16 ? 64 : 0;
 }
 
