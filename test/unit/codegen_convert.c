@@ -6,6 +6,7 @@
  * (signalling NaNs, infinities, subnormals included) and biased random patterns of the wider ones.
  * Prints `codegen_convert: N checks, K failures`; exit status 0 only if K == 0. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,15 +62,35 @@ static void put(unsigned char *p, int bits, long i, unsigned long long v) {
 
 typedef unsigned long long (*RefFn)(unsigned long long in);
 
+/* n inputs packed as `bits`-bit elements into a new zeroed buffer. */
+static unsigned char *packed(const unsigned long long *in, int n, int bits) {
+  unsigned char *p = calloc(((size_t)n * bits + 7) / 8, 1);
+  for (int i = 0; i < n; i++)
+    put(p, bits, i, in[i]);
+  return p;
+}
+
+/* Runs the compiled kernel of s -> t from r on `threads` threads into b (tbytes, filled with 0xa5
+ * first); false, after a failure named `what`, when the pair has no compiled kernel. */
+static bool run_jit(LyRepacker r, LyType s, LyType t, int threads, const unsigned char *src, unsigned char *b,
+                    size_t tbytes, const char *what) {
+  LyRepackKernel k = lyRepackKernelGet(r, s, t, threads);
+  if (lyRepackKernelIsNull(k) || !lyRepackKernelIsCompiled(k)) {
+    fail(what, 0, 0, 1);
+    return false;
+  }
+  memset(b, 0xa5, tbytes);
+  lyRepackRun(k, src, b);
+  return true;
+}
+
 /* Converts n inputs from `from` to `to` with the interpreter and a compiled kernel on two threads
  * (every pair is compiled), and compares each result with ref(). */
 static void check_pair(const char *from, const char *to, const unsigned long long *in, int n, RefFn ref) {
   LyType s = vec_type(n, from), t = vec_type(n, to);
   int fb = lyElemGetBits(lyTypeGetElement(s)), tb = lyElemGetBits(lyTypeGetElement(t));
-  size_t sbytes = ((size_t)n * fb + 7) / 8, tbytes = ((size_t)n * tb + 7) / 8;
-  unsigned char *src = calloc(sbytes, 1), *a = malloc(tbytes), *b = malloc(tbytes);
-  for (int i = 0; i < n; i++)
-    put(src, fb, i, in[i]);
+  size_t tbytes = ((size_t)n * tb + 7) / 8;
+  unsigned char *src = packed(in, n, fb), *a = malloc(tbytes), *b = malloc(tbytes);
   char what[64];
   snprintf(what, sizeof what, "%s->%s interpreter", from, to);
   if (lyRepackInterpret(ctx, s, t, src, a) != LY_OK) {
@@ -80,13 +101,8 @@ static void check_pair(const char *from, const char *to, const unsigned long lon
     if (get(a, tb, i) != ref(in[i]))
       fail(what, in[i], get(a, tb, i), ref(in[i]));
   snprintf(what, sizeof what, "%s->%s jit", from, to);
-  LyRepackKernel k = lyRepackKernelGet(rep, s, t, 2);
-  if (lyRepackKernelIsNull(k) || !lyRepackKernelIsCompiled(k)) {
-    fail(what, 0, 0, 1);
+  if (!run_jit(rep, s, t, 2, src, b, tbytes, what))
     goto out;
-  }
-  memset(b, 0xa5, tbytes);
-  lyRepackRun(k, src, b);
   for (int i = 0; i < n; i++, checks++)
     if (get(b, tb, i) != ref(in[i]))
       fail(what, in[i], get(b, tb, i), ref(in[i]));
@@ -96,37 +112,16 @@ out:
   free(b);
 }
 
-/* The same through a transposing repack: n inputs as a 16 x n/16 row-major source into its
- * column-major image, so the kernel converts whole vectors inside its register tiles (the path
- * that uses the host's conversion instructions, where a contiguous copy is a scalar loop that
- * LLVM vectorises). Each result is found through lyTypeGetOffset. `env` (NAME=VALUE or NULL) is
- * set while a repacker of its own is created: the host's plans, another vector width, or a
- * conversion instruction turned off. */
-static void check_transposed_with(LyRepacker rep, const char *env, const char *from, const char *to,
-                                  const unsigned long long *in, int n, RefFn ref);
+/* The same through a transposing repack: n inputs (a multiple of 16) as a 16 x n/16 row-major
+ * source into its column-major image, so the kernel converts whole vectors inside its register
+ * tiles (the path that uses the host's conversion instructions, where a contiguous copy is a
+ * scalar loop that LLVM vectorises). Each result is found through lyTypeGetOffset. Once with a
+ * repacker for each setting: the host's plans, another vector width, a conversion instruction
+ * turned off (set while the repacker is created, which reads them). */
 static void check_transposed(const char *from, const char *to, const unsigned long long *in, int n, RefFn ref) {
-  static const char *envs[] = {NULL, "LAYOUTC_VECTOR_BYTES=32", "LAYOUTC_CVTBF16=0"};
-  for (int e = 0; e < 3; e++) {
-    char name[64] = "";
-    const char *eq = envs[e] ? strchr(envs[e], '=') : NULL;
-    if (eq) {
-      snprintf(name, sizeof name, "%.*s", (int)(eq - envs[e]), envs[e]);
-      setenv(name, eq + 1, 1);
-    }
-    LyRepacker r = lyRepackerCreate(ctx);
-    if (eq)
-      unsetenv(name);
-    if (lyRepackerIsNull(r)) {
-      fail("repacker", 0, 0, 1);
-      return;
-    }
-    check_transposed_with(r, envs[e], from, to, in, n, ref);
-    lyRepackerDestroy(r);
-  }
-}
-
-static void check_transposed_with(LyRepacker rep, const char *env, const char *from, const char *to,
-                                  const unsigned long long *in, int n, RefFn ref) {
+  static const struct {
+    const char *name, *value;
+  } settings[] = {{NULL, NULL}, {"LAYOUTC_VECTOR_BYTES", "32"}, {"LAYOUTC_CVTBF16", "0"}};
   int m = n / 16;
   char st[96], tt[128];
   snprintf(st, sizeof st, "tensor<16x%dx%s>", m, from);
@@ -137,27 +132,31 @@ static void check_transposed_with(LyRepacker rep, const char *env, const char *f
     return;
   }
   int fb = lyElemGetBits(lyTypeGetElement(s)), tb = lyElemGetBits(lyTypeGetElement(t));
-  size_t sbytes = ((size_t)n * fb + 7) / 8, tbytes = ((size_t)n * tb + 7) / 8;
-  unsigned char *src = calloc(sbytes, 1), *b = malloc(tbytes);
-  for (int i = 0; i < 16 * m; i++)
-    put(src, fb, i, in[i]);
-  char what[128];
-  snprintf(what, sizeof what, "%s->%s transposed jit%s%s", from, to, env ? " " : "", env ? env : "");
-  LyRepackKernel k = lyRepackKernelGet(rep, s, t, 1);
-  if (lyRepackKernelIsNull(k) || !lyRepackKernelIsCompiled(k)) {
-    fail(what, 0, 0, 1);
-    goto out;
-  }
-  memset(b, 0xa5, tbytes);
-  lyRepackRun(k, src, b);
-  for (int64_t r = 0; r < 16; r++)
-    for (int64_t c = 0; c < m; c++, checks++) {
-      int64_t idx[2] = {r, c}, off;
-      unsigned long long x = in[r * m + c];
-      if (lyTypeGetOffset(t, idx, &off) != LY_OK || get(b, tb, (long)off) != ref(x))
-        fail(what, x, get(b, tb, (long)off), ref(x));
+  size_t tbytes = ((size_t)n * tb + 7) / 8;
+  unsigned char *src = packed(in, n, fb), *b = malloc(tbytes);
+  for (size_t e = 0; e < sizeof settings / sizeof settings[0]; e++) {
+    if (settings[e].name)
+      setenv(settings[e].name, settings[e].value, 1);
+    LyRepacker r = lyRepackerCreate(ctx);
+    if (settings[e].name)
+      unsetenv(settings[e].name);
+    char what[128];
+    snprintf(what, sizeof what, "%s->%s transposed jit %s=%s", from, to, settings[e].name ? settings[e].name : "host",
+             settings[e].value ? settings[e].value : "");
+    if (lyRepackerIsNull(r)) {
+      fail(what, 0, 0, 1);
+      continue;
     }
-out:
+    if (run_jit(r, s, t, 1, src, b, tbytes, what))
+      for (int64_t row = 0; row < 16; row++)
+        for (int64_t c = 0; c < m; c++, checks++) {
+          int64_t idx[2] = {row, c}, off;
+          unsigned long long x = in[row * m + c];
+          if (lyTypeGetOffset(t, idx, &off) != LY_OK || get(b, tb, (long)off) != ref(x))
+            fail(what, x, get(b, tb, (long)off), ref(x));
+        }
+    lyRepackerDestroy(r);
+  }
   free(src);
   free(b);
 }
