@@ -25,9 +25,9 @@ typedef struct {
 } Tile;
 
 /* One of the kernel's Y run functions (run_call) and what its body was
- * made for. */
+ * made for: the nest's content (same_run_nest), not its address. */
 typedef struct {
-  const LycNest *x;
+  LycNest x;
   Tile t;
   int ym;
   bool counted; /* the run's length is an argument (a shorter last run) */
@@ -46,11 +46,12 @@ typedef struct {
   LLVMValueRef rows;  /* the stack copy of a run's source rows (plan: stage_rows) */
   LLVMValueRef run_so; /* while tiles read from rows: the run's first element */
   int64_t run_bytes;  /* bytes of each row in rows */
-  const LycNest *ytab_nest; /* the nest whose Y offsets ytab holds (y_table) */
+  LycNest ytab_nest; /* a copy of the nest whose Y offsets ytab holds (y_table) */
+  bool ytab_made;     /* ytab_nest is set; ytab NULL: its offsets take the digits */
   LLVMValueRef ytab;
   LLVMValueRef panel;    /* the stack panel of the panel nests (x_piece) */
   LLVMValueRef flush_fn[2]; /* its flush (panel_flush_fn), without and with prefetches */
-  RunFn run_fns[MAX_RUN_FNS]; /* the Y runs' functions (run_call) */
+  RunFn *run_fns; /* the Y runs' functions (run_call), MAX_RUN_FNS of them; NULL: none yet */
   int nrun_fns;
   bool in_run_fn; /* emitting one of them */
 } Gen;
@@ -589,9 +590,12 @@ static bool same_y_group(const LycNest *a, const LycNest *b) {
 }
 
 static LLVMValueRef y_table(Gen *g, const LycNest *x) {
-  if (g->ytab_nest && same_y_group(g->ytab_nest, x)) /* the nests of a box product share theirs */
+  /* The nests of a box product share theirs. The key is a copy: a panel's
+   * or a block's nest lives on the stack, and a later copy at the same
+   * address with another Y group would have found this table. */
+  if (g->ytab_made && same_y_group(&g->ytab_nest, x))
     return g->ytab;
-  g->ytab_nest = x, g->ytab = NULL;
+  g->ytab_nest = *x, g->ytab_made = true, g->ytab = NULL;
   int first = x->nloops - 1 - x->ny, last = x->nloops - 2;
   int64_t n = 1;
   for (int i = first; i <= last; i++) {
@@ -1639,34 +1643,53 @@ static void helper_end(Gen *g, const Helper *h) {
   LLVMPositionBuilderAtEnd(g->ir.b, h->resume);
 }
 
-/* A Y run of a column nest (LycNest.columns: byte and nibble transposes)
- * as a call of a function of the kernel's, one for each shape of tile:
- * the runs of every sweep, shorter ones and the blocks left after them (a
- * run of one) call the same body with their length (ycount). Staged runs
- * (stage_rows), which are whole ones, have bodies of their own. Only the
- * plan's own nests, whose addresses tell them apart (a panel's or a
- * block's nest is a copy on the stack, at an address another may reuse).
+/* Whether two nests make the same Y run bodies: every field a run reads
+ * (all but the origins, which reach it in so and dof; a field added to
+ * LycNest belongs here). Panels' and blocks' nests are copies on the
+ * stack, so the content is the key, not the address. */
+static bool same_run_nest(const LycNest *a, const LycNest *b) {
+  return a->nloops == b->nloops && !memcmp(a->loops, b->loops, (size_t)a->nloops * sizeof *a->loops) &&
+         a->inner == b->inner && a->ny == b->ny && a->aligned == b->aligned && a->xsuper == b->xsuper &&
+         a->ym == b->ym && a->packed == b->packed && a->bit_copy == b->bit_copy && a->wide_bits == b->wide_bits &&
+         a->xg == b->xg && a->xpad == b->xpad && a->prefetch == b->prefetch && a->columns == b->columns &&
+         a->stage_rows == b->stage_rows && a->src_order == b->src_order && a->panel == b->panel &&
+         a->block == b->block;
+}
+
+/* A Y run as a call of a function of the kernel's, one for each shape of
+ * tile, so the sweeps of a nest (a super-block, the rows after the last
+ * one) share their tiles' code instead of each inlining its own.
  *   void <kernel>_run<i>(ptr src, ptr dst, i64 so, i64 dof, i64 y0, i64 ycount, ptr stage, ptr rows)
- * Inlined, the i4 4000x3000 transpose's kernel held twelve copies of the
- * nibble tile's pieces, blocks of 500-1100 instructions, and compiled in
- * 360-440 ms, two thirds of it in instruction selection; a function per
- * piece (two a tile) cost 4% of its speed in the cache, and a run is eight
- * pieces (docs/codegen.md has the measurements). A function called once is
- * inlined after all (inline_single_runs). */
+ * Column nests (LycNest.columns: byte and nibble transposes): whole runs,
+ * shorter ones and the blocks left after them (a run of one) call the same
+ * body with their length (ycount); staged runs (stage_rows) have bodies of
+ * their own. Inlined, the i4 4000x3000 transpose's kernel held twelve
+ * copies of the nibble tile's pieces, blocks of 500-1100 instructions, and
+ * compiled in 360-440 ms, two thirds of it in instruction selection; a
+ * function per piece (two a tile) cost 4% of its speed in the cache, and a
+ * run is eight pieces (docs/codegen.md has the measurements).
+ * Tile transposes of one Y loop in a repack past the cache (plan: nt),
+ * where a call a run costs nothing measurable (a repack of a few kilobytes
+ * keeps its tiles inline): whole runs and counted ones have bodies apart,
+ * so a whole run keeps its constant length. The f32 6004x5000 transpose
+ * (two sweeps through the panel) compiled in 179-194 ms, 136-140 after.
+ * A function called once is inlined after all (inline_single_runs). */
 static void run_call(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef ycount, LLVMValueRef so, LLVMValueRef dof,
                      LLVMValueRef y0) {
   LycIR *ir = &g->ir;
-  if (!staged_run(g, x, t, ym, ycount)) { /* any length up to the nest's runs, counted */
+  if (x->columns && !staged_run(g, x, t, ym, ycount)) { /* any length up to the nest's runs, counted */
     LY_ASSERT(ym == 1 || ym == x->ym);
     ycount = ycount ? ycount : lyc_i64(ir, ym);
     ym = x->ym > 1 ? x->ym : 1;
   }
   RunFn *f = NULL;
   for (int i = 0; i < g->nrun_fns && !f; i++)
-    if (g->run_fns[i].x == x && !memcmp(&g->run_fns[i].t, &t, sizeof t) && g->run_fns[i].ym == ym &&
+    if (same_run_nest(&g->run_fns[i].x, x) && !memcmp(&g->run_fns[i].t, &t, sizeof t) && g->run_fns[i].ym == ym &&
         g->run_fns[i].counted == (ycount != NULL))
       f = &g->run_fns[i];
-  if (!f && g->nrun_fns == MAX_RUN_FNS) { /* a kernel of many shapes: the rest inline */
+  if (!f && !g->run_fns)
+    g->run_fns = ly_malloc(MAX_RUN_FNS * sizeof *g->run_fns);
+  if (!f && (!g->run_fns || g->nrun_fns == MAX_RUN_FNS)) { /* a kernel of many shapes: the rest inline */
     g->in_run_fn = true;
     y_run(g, x, t, ym, ycount, so, dof, y0);
     g->in_run_fn = false;
@@ -1692,7 +1715,7 @@ static void run_call(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef ycou
     helper_end(g, &h);
     g->src = saved[0], g->dst = saved[1], g->stage = saved[2], g->rows = saved[3];
     f = &g->run_fns[g->nrun_fns++];
-    *f = (RunFn){x, t, ym, ycount != NULL, fn, 0};
+    *f = (RunFn){*x, t, ym, ycount != NULL, fn, 0};
   }
   f->calls++;
   LLVMValueRef fn = f->fn, null = LLVMConstPointerNull(ir->ptr);
@@ -1704,11 +1727,11 @@ static void run_call(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef ycou
 /* A tile for each of the ym consecutive V-wide Y blocks from y0 (rows
  * x0.. already in so and dof): one source row's blocks back to back. With
  * ycount, the run has that many blocks (at most ym) instead. Column nests'
- * runs are functions (run_call). */
+ * runs, and large tile transposes', are functions (run_call). */
 static void y_run(Gen *g, const LycNest *x, Tile t, int ym, LLVMValueRef ycount, LLVMValueRef so, LLVMValueRef dof,
                   LLVMValueRef y0) {
-  bool planned = x >= g->p->nests && x < g->p->nests + g->p->nnests; /* not a panel's or block's copy */
-  if (x->columns && planned && !g->in_run_fn && !wide_bits(g, x, t, ym, ycount)) {
+  bool outline = x->columns || (x->ny == 1 && g->p->nt);
+  if (outline && !g->in_run_fn && !wide_bits(g, x, t, ym, ycount)) {
     run_call(g, x, t, ym, ycount, so, dof, y0);
     return;
   }
@@ -2314,6 +2337,7 @@ LLVMValueRef lyc_emit_repack(LLVMModuleRef m, const LycPlan *p, const char *name
     LLVMBuildFence(g.ir.b, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
   LLVMBuildRetVoid(g.ir.b);
   inline_single_runs(&g);
+  ly_free(g.run_fns);
   if (!nt)
     emit_needs_memset(&g, name);
   lyc_ir_dispose(&g.ir);
