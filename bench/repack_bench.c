@@ -71,6 +71,12 @@ static const Case cases[] = {
      {32, 64, 56, 56}, dnnl_f32, dnnl_f32, dnnl_acdb, dnnl_aBcd16b, {0}, {0}, 0},
     {"abc->cba f32 64x512x512", "tensor<64x512x512xf32>", "tensor<64x512x512xf32, \"cba\">", 3, {64, 512, 512},
      dnnl_f32, dnnl_f32, dnnl_abc, dnnl_cba, {0}, {0}, 0},
+    /* N-D permutations that keep the innermost dim: runs of 2 KB (the outer dims swapped) and of
+     * 256 bytes (attention's heads and tokens, bshd -> bhsd). */
+    {"abc->bac f32 64x512x512", "tensor<64x512x512xf32>", "tensor<64x512x512xf32, tiled_layout<<1,0,2>>>", 3,
+     {64, 512, 512}, dnnl_f32, dnnl_f32, dnnl_abc, dnnl_bac, {0}, {0}, 0},
+    {"abcd->acbd f32 8x512x16x64", "tensor<8x512x16x64xf32>", "tensor<8x512x16x64xf32, tiled_layout<<0,2,1,3>>>", 4,
+     {8, 512, 16, 64}, dnnl_f32, dnnl_f32, dnnl_abcd, dnnl_acbd, {0}, {0}, 0},
     {"s8 nhwc -> f32 nchw 32x64x56x56", "tensor<32x64x56x56xi8, \"nhwc\">", "tensor<32x64x56x56xf32>", 4,
      {32, 64, 56, 56}, dnnl_s8, dnnl_f32, dnnl_acdb, dnnl_abcd, {0}, {0}, 0},
     {"f32 nchw -> s8 nhwc 32x64x56x56", "tensor<32x64x56x56xf32>", "tensor<32x64x56x56xi8, \"nhwc\">", 4,

@@ -926,6 +926,17 @@ static void fold_padding(LycPlan *p) {
  * that is not cut and has more than WRITE_STREAMS steps keeps the
  * destination order. */
 #define WRITE_STREAMS 4
+/* Except for runs of at least LONG_RUN_BYTES where there is a window (stores
+ * that bypass the cache, on Zen): each write stream then takes several
+ * lines at once, and the reads are what a far jump costs. A microbenchmark
+ * of the pattern alone on the Zen 5 (swapping two outer dims of 64 MB,
+ * streaming stores, GB/s in destination / source order, the streaming copy
+ * 41-56): runs of 128 bytes 15.5-16.7 / 21.5-22.4, 256 bytes 28 / 40-41,
+ * 512 bytes 33-39 / 49-52, 1 KB 35-38 / 51-55, 2 KB 39-40 / 57-60, 4 KB
+ * 27-31 / 37-43; 64 bytes 12.9 / 11.2 (the window's chunks above are for
+ * those). In the cache (8 MB, runs of 256 bytes) destination order ran at
+ * the copy's speed and source order at 0.57 of it: no window there. */
+#define LONG_RUN_BYTES 256
 
 static int loop_order_src(const void *pa, const void *pb) {
   const LycLoop *a = pa, *b = pb;
@@ -949,7 +960,7 @@ static void order_line_runs(LycNest *x, int dbytes, int64_t window) {
     for (int64_t c = window / step; c >= 2 && !k; c--)
       if (I.n % c == 0 && I.n / c >= 2)
         k = c;
-    if (!k && I.n > WRITE_STREAMS)
+    if (!k && I.n > WRITE_STREAMS && !(window && run >= LONG_RUN_BYTES))
       return;
   }
   if (k) { /* chunks of I above the loops that write between its lines */
