@@ -80,7 +80,7 @@ static void check_pair(const char *stext, const char *ttext) {
     exit(1);
   }
   for (int64_t i = 0; i < sbytes; i++)
-    in[i] = (uint8_t)(i * 131 + 7);
+    in[i] = test_source_byte(i);
   LyRepacker r = lyRepackerCreate(ctx);
   char *plan = NULL;
   if (!occupied_bits(t, occ) || lyRepackInterpret(ctx, s, t, in, ref) != LY_OK)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guarded_dst.h"
 #include "layoutc/codegen.h"
 #include "layoutc/ir.h"
 #include "layoutc/layoutc.h"
@@ -170,7 +171,7 @@ static void *lookup(LLVMOrcLLJITRef jit, const char *name) {
 
 static void fill(uint8_t *p, int64_t n) {
   for (int64_t i = 0; i < n; i++)
-    p[i] = (uint8_t)(i * 131 + 7);
+    p[i] = test_source_byte(i);
 }
 
 typedef int64_t (*OffFn)(const int64_t *idx);

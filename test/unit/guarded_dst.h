@@ -11,6 +11,16 @@
 
 #define GUARD_BYTES 64
 
+/* Byte i of a repack test's source: a mix of the index, so no row of a tensor repeats another.
+ * The pattern these tests used before, (i * 131 + 7) mod 256, repeats every 256 bytes: every row
+ * of 1024 f32 was the same, and a transpose that read another group's rows still matched. */
+static inline uint8_t test_source_byte(int64_t i) {
+  uint64_t x = (uint64_t)i * 0x9E3779B97F4A7C15u;
+  x ^= x >> 29;
+  x *= 0xBF58476D1CE4E5B9u;
+  return (uint8_t)(x >> 56);
+}
+
 typedef struct {
   unsigned char *buf, *dst;
   size_t size;   /* of buf */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guarded_dst.h"
 #include "layoutc/codegen.h"
 #include "layoutc/ir.h"
 #include "layoutc/layoutc.h"
@@ -112,7 +113,7 @@ static void expect_setup(void) {
     lyTypeGetSizeBytes(E.dst[p], &E.dst_bytes[p]);
     E.in[p] = malloc(sb);
     for (int64_t k = 0; k < sb; k++)
-      E.in[p][k] = (uint8_t)(k * 131 + 7);
+      E.in[p][k] = test_source_byte(k);
     E.want[p] = calloc(1, E.dst_bytes[p]);
     CHECK(lyRepackInterpret(E.ctx, E.src[p], E.dst[p], E.in[p], E.want[p]) == LY_OK);
   }
