@@ -46,9 +46,8 @@ typedef struct {
   LLVMValueRef rows;  /* the stack copy of a run's source rows (plan: stage_rows) */
   LLVMValueRef run_so; /* while tiles read from rows: the run's first element */
   int64_t run_bytes;  /* bytes of each row in rows */
-  LycNest ytab_nest; /* a copy of the nest whose Y offsets ytab holds (y_table) */
-  bool ytab_made;     /* ytab_nest is set; ytab NULL: its offsets take the digits */
-  LLVMValueRef ytab;
+  LycNest ytab_nest; /* a copy of the nest whose Y offsets ytab holds (y_table; no loops: none yet) */
+  LLVMValueRef ytab;  /* NULL once ytab_nest is set: its offsets take the digits */
   LLVMValueRef panel;    /* the stack panel of the panel nests (x_piece) */
   LLVMValueRef flush_fn[2]; /* its flush (panel_flush_fn), without and with prefetches */
   RunFn *run_fns; /* the Y runs' functions (run_call), MAX_RUN_FNS of them; NULL: none yet */
@@ -593,9 +592,9 @@ static LLVMValueRef y_table(Gen *g, const LycNest *x) {
   /* The nests of a box product share theirs. The key is a copy: a panel's
    * or a block's nest lives on the stack, and a later copy at the same
    * address with another Y group would have found this table. */
-  if (g->ytab_made && same_y_group(&g->ytab_nest, x))
+  if (g->ytab_nest.nloops && same_y_group(&g->ytab_nest, x))
     return g->ytab;
-  g->ytab_nest = *x, g->ytab_made = true, g->ytab = NULL;
+  g->ytab_nest = *x, g->ytab = NULL;
   int first = x->nloops - 1 - x->ny, last = x->nloops - 2;
   int64_t n = 1;
   for (int i = first; i <= last; i++) {
