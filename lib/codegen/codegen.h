@@ -281,6 +281,9 @@ typedef struct {
 } LycLoopIR;
 LLVMValueRef lyc_loop_begin(LycIR *ir, LycLoopIR *l, LLVMValueRef lo, LLVMValueRef hi, const char *name);
 void lyc_loop_end(LycIR *ir, LycLoopIR *l);
+/* The same, with llvm.loop.unroll.disable on the latch: for a loop over
+ * whole inner loops, where unrolling only multiplies the code to compile. */
+void lyc_loop_end_rolled(LycIR *ir, LycLoopIR *l);
 
 /* i64 arithmetic by a constant: shifts and masks for powers of two. */
 LLVMValueRef lyc_mul_const(LycIR *ir, LLVMValueRef v, int64_t k, const char *name);

