@@ -26,9 +26,11 @@ config.environment["LAYOUTC_NT_THRESHOLD"] = str(16 << 20)
 # (transposes into rows a multiple of 4 KB apart past a 1 MB L2),
 config.environment["LAYOUTC_ALIAS_NT_THRESHOLD"] = str(1 << 20)
 # and cut source-order line copies into 16 KB write windows, as on Zen (none on a Xeon), where
-# sweeps of few rows past the cache also read them in runs of Y blocks.
+# sweeps of few rows past the cache also read them in runs of Y blocks, and transposes of rows
+# a multiple of 4 KB apart read them in runs of 256 bytes (a kilobyte on a Xeon).
 config.environment["LAYOUTC_WRITE_WINDOW"] = str(16 << 10)
 config.environment["LAYOUTC_FEW_ROW_RUNS"] = "1"
+config.environment["LAYOUTC_ALIAS_RUN_BYTES"] = "256"
 
 # i1 bit tiles transpose with GFNI where the host has it; the tests plan without it, so their
 # plans and IR are the same on every host, and test/codegen/gfni.test runs the GFNI kernels on

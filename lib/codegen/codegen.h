@@ -180,6 +180,7 @@ typedef struct {
   bool nt;             /* large destination: also emit a non-temporal variant */
   bool resident;       /* both sides fit under the non-temporal threshold: stores stay cached */
   bool few_row_runs;   /* the target's: past the cache, sweeps of few rows take runs of Y blocks */
+  int alias_run_bytes; /* the target's: bytes of a source row a Y run covers when rows alias (y_multiple) */
   bool gfni;           /* i1 bit tiles transpose with GF2P8AFFINEQB (repack.c's transpose_words) */
   bool zmm;            /* the target has 64-byte vectors (i8 transposes by columns) */
   bool ternlog;        /* nibble_pairs' bit select as VPTERNLOG (the host has AVX-512F) */
@@ -196,6 +197,8 @@ typedef struct {
   int64_t rfo_nt_threshold; /* below nt_threshold, from it on: stream too if lyc_host_rfo_costly(); 0: no */
   int64_t write_window; /* bytes a source-order chunk of line copies writes in; 0: no chunks */
   bool few_row_runs;    /* past the cache, sweeps of at most 64 rows read them in runs of Y blocks */
+  int alias_run_bytes;  /* bytes of each source row a Y run of tiles of at most 16 rows covers when the rows are
+                         * a multiple of 4 KB apart */
   int gfni_bytes;       /* widest vector GF2P8AFFINEQB takes on the host (16, 32, 64); 0: none */
   int pshufb_bytes;     /* widest vector PSHUFB takes on the host (16, 32, 64); 0: none */
   int compress_bits;    /* narrowest lanes AVX-512's compress packs in 128- to 512-bit vectors (8, 32); 0: none */

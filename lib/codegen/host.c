@@ -129,6 +129,16 @@ void lyc_host_target(LycTarget *t) {
    * in runs of Y blocks on Zen, one block at a time elsewhere (plan.c's
    * y_multiple has the measurements). LAYOUTC_FEW_ROW_RUNS=0 or 1. */
   t->few_row_runs = env_bytes("LAYOUTC_FEW_ROW_RUNS", zen) != 0;
+  /* Tile transposes of at most 16 rows (f32, f64) whose source rows are a
+   * multiple of 4 KB apart read each row in runs of 256 bytes of Y blocks
+   * on Zen, of a kilobyte elsewhere (plan.c's rows_alias has the
+   * measurements).
+   * LAYOUTC_ALIAS_RUN_BYTES=BYTES (a power of two from 64 to 4096 taken
+   * from it, downwards) sets it: the tests do. */
+  int64_t arb = env_bytes("LAYOUTC_ALIAS_RUN_BYTES", zen ? 256 : 1024);
+  t->alias_run_bytes = 64;
+  while (t->alias_run_bytes < 4096 && 2 * (int64_t)t->alias_run_bytes <= arb)
+    t->alias_run_bytes *= 2;
   /* GFNI's affine byte transform transposes an 8x8 bit matrix per 64-bit
    * lane: the i1 bit tiles use it at any vector width the host has it for
    * (VEX needs AVX, the 64-byte form AVX512BW). LAYOUTC_GFNI=0 turns it

@@ -434,12 +434,23 @@ static int64_t x_super_block(const LycNest *x, int V, int sbytes, int dbytes) {
 /* Whether the tiles are 64-byte vectors over source rows a multiple of 4 KB
  * apart: the rows then share their L1 and L2 sets, and with runs over many
  * rows (y_multiple) a line fetched ahead is evicted by the other rows'
- * before it is read. Such rows take runs of a kilobyte and no prefetch
- * (8192x8192 f32 on an AVX-512 Xeon, in tile pairs: 256-byte runs with the
- * prefetch 11.7-12.2 GB/s, 512 bytes without 14.6-14.9, a kilobyte 15.9-17.4;
- * 6000x5000, rows 20000 bytes apart, keeps both: 17 -> 13 without). A sweep of few rows
- * keeps its prefetch of the next line (abc -> cba, 64 rows 1 MB apart:
- * 8 GB/s without, 21 with). */
+ * before it is read. Such rows take no prefetch, and runs of a kilobyte;
+ * tiles of at most 16 rows (f32, f64), runs of the target's
+ * alias_run_bytes: a kilobyte elsewhere (8192x8192 f32 on an AVX-512 Xeon,
+ * in tile pairs: 256-byte runs with the prefetch 11.7-12.2 GB/s, 512 bytes
+ * without 14.6-14.9, a kilobyte 15.9-17.4; 6000x5000, rows 20000 bytes
+ * apart, keeps both: 17 -> 13 without), 256 bytes on Zen (an AVX-512 Zen
+ * 5, interleaved runs, medians of 5, kilobyte -> 256-byte runs: 8192x8192
+ * 22.0 -> 25.6 GB/s, 4096x4096 22.5 -> 26.7, 2048x2048 25.5 -> 39.6, f64
+ * 1024x1024 30.3 -> 77.5, abc -> cba 64x512x512 19.9 -> 22.1; into a
+ * destination 16 bytes off, through the panel: 8192x8192 17.5 -> 17.9,
+ * 2048x2048 22.5 -> 28.1; 512-byte runs no better than a kilobyte). Wider
+ * tiles keep the kilobyte there too: bf16 4096x4096 19.6 -> 18.0 with
+ * 256-byte runs (2048x2048 24.0 -> 27.5), i1 8192x8192 12.3 -> 11.5. A
+ * sweep of few rows keeps its prefetch of the next line (abc -> cba, 64
+ * rows 1 MB apart: 8 GB/s without, 21 with). */
+#define ALIAS_RUN_BYTES 1024
+#define ALIAS_RUN_ROWS 16
 static bool line_vectors(int V, int sbytes, int dbytes) { /* a vector of the wider side fills a line */
   return (int64_t)V * (sbytes > dbytes ? sbytes : dbytes) >= LINE_BYTES;
 }
@@ -472,7 +483,10 @@ static int y_multiple(const LycNest *x, int V, int sbytes, int dbytes, const Lyc
   if (resident && dbytes >= 4 && (int64_t)V * dbytes == LINE_BYTES && dst_row_bytes % 2048 == 0)
     return 1;
   int64_t blocks = x->loops[x->nloops - 2].n / V, rows = x->xsuper ? x->xsuper : X->n;
-  int64_t row_bytes = X->ss * sbytes, run = Y_RUN_BYTES * (rows_alias(x, V, sbytes, dbytes) ? 4 : 1);
+  int64_t row_bytes = X->ss * sbytes;
+  int64_t run = !rows_alias(x, V, sbytes, dbytes) ? Y_RUN_BYTES
+                : V <= ALIAS_RUN_ROWS                 ? p->alias_run_bytes
+                                                      : ALIAS_RUN_BYTES; /* see rows_alias */
   bool forward = row_bytes > -Y_RUN_BYTES && row_bytes <= Y_RUN_BYTES;
   bool few = rows <= Y_RUN_MIN_ROWS && (resident || !p->few_row_runs);
   if (line_vectors(V, sbytes, dbytes) && (few || forward))
@@ -1227,6 +1241,7 @@ bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const Ly
   if (p->vlen > most)
     p->vlen = most;
   p->few_row_runs = tgt->few_row_runs;
+  p->alias_run_bytes = tgt->alias_run_bytes;
   p->gfni = p->sbits == 1 && p->dbits == 1 && p->vlen <= tgt->gfni_bytes; /* vlen bytes per bit tile */
   p->zmm = tgt->vector_bytes >= 64;
   p->ternlog = tgt->ternlog;
