@@ -403,8 +403,8 @@ static bool repack_recipe(LyBuf *b, const LycPlan *p, const LycTarget *tgt, bool
                 "repack %s\nvector_bytes %d\nnt_threshold %lld\nalias_nt_threshold %lld\nwrite_window %lld\n"
                 "few_row_runs %d\nalias_run_bytes %d\ngfni_bytes %d\npshufb_bytes %d\ncvtbf16_bytes %d\nresident %d\n",
                 nt ? "nt" : "plain", tgt->vector_bytes, (long long)tgt->nt_threshold,
-                (long long)tgt->alias_nt_threshold, (long long)tgt->write_window, tgt->few_row_runs, tgt->alias_run_bytes, tgt->gfni_bytes,
-                tgt->pshufb_bytes, tgt->cvtbf16_bytes, p->resident);
+                (long long)tgt->alias_nt_threshold, (long long)tgt->write_window, tgt->few_row_runs,
+                tgt->alias_run_bytes, tgt->gfni_bytes, tgt->pshufb_bytes, tgt->cvtbf16_bytes, p->resident);
   lyd_serialize(p->src, b);
   lyd_serialize(p->dst, b);
   return !b->oom;

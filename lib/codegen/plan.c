@@ -434,12 +434,13 @@ static int64_t x_super_block(const LycNest *x, int V, int sbytes, int dbytes) {
 /* Whether the tiles are 64-byte vectors over source rows a multiple of 4 KB
  * apart: the rows then share their L1 and L2 sets, and with runs over many
  * rows (y_multiple) a line fetched ahead is evicted by the other rows'
- * before it is read. Such rows take no prefetch, and runs of a kilobyte;
- * tiles of at most 16 rows (f32, f64), runs of the target's
- * alias_run_bytes: a kilobyte elsewhere (8192x8192 f32 on an AVX-512 Xeon,
- * in tile pairs: 256-byte runs with the prefetch 11.7-12.2 GB/s, 512 bytes
- * without 14.6-14.9, a kilobyte 15.9-17.4; 6000x5000, rows 20000 bytes
- * apart, keeps both: 17 -> 13 without), 256 bytes on Zen (an AVX-512 Zen
+ * before it is read. Such rows take no prefetch. Tiles of more than 16
+ * rows read them in runs of a kilobyte, tiles of at most 16 (f32, f64) in
+ * runs of the target's alias_run_bytes: a kilobyte elsewhere (8192x8192
+ * f32 on an AVX-512 Xeon, in tile pairs: 256-byte runs with the prefetch
+ * 11.7-12.2 GB/s, 512 bytes without 14.6-14.9, a kilobyte 15.9-17.4;
+ * 6000x5000, rows 20000 bytes apart, keeps both runs and prefetch: 17 ->
+ * 13 without), 256 bytes on Zen (an AVX-512 Zen
  * 5, interleaved runs, medians of 5, kilobyte -> 256-byte runs: 8192x8192
  * 22.0 -> 25.6 GB/s, 4096x4096 22.5 -> 26.7, 2048x2048 25.5 -> 39.6, f64
  * 1024x1024 30.3 -> 77.5, abc -> cba 64x512x512 19.9 -> 22.1; into a
