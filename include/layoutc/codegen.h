@@ -94,8 +94,9 @@ LAYOUTC_API char *lyEmitLLVMOffset(LyContext ctx, LyType t, unsigned flags);
  * destination with holes that are not padding blocks). When the tensors are
  * larger than the cache it also defines @ly_repack_nt, the same kernel with
  * non-temporal stores, which needs a 64-byte aligned dst. With
- * LY_EMIT_WITH_MAIN, main fills src with byte (k*131+7) mod 256 at byte k,
- * runs the kernel as three thread shares in turn and prints dst's bytes in
+ * LY_EMIT_WITH_MAIN, main fills src with a mix of the byte index (byte k is
+ * the top byte of x = k * 0x9E3779B97F4A7C15, x ^= x >> 29,
+ * x *= 0xBF58476D1CE4E5B9, mod 2^64), runs the kernel as three thread shares in turn and prints dst's bytes in
  * hex, 16 to a line, as `od -An -tx1 -v -w16` does. NULL after a diagnostic
  * (a pair that cannot be repacked, or memory exhausted). */
 LAYOUTC_API char *lyEmitLLVMRepack(LyContext ctx, LyType src, LyType dst, unsigned flags);

@@ -2369,7 +2369,12 @@ void lyc_emit_repack_main(LLVMModuleRef m, const LycPlan *p, LLVMValueRef kernel
   LLVMValueRef dst = call(&ir, malloc_fn, (LLVMValueRef[]){lyc_i64(&ir, dbytes + 1)}, 1);
   LycLoopIR l;
   LLVMValueRef k = lyc_loop_begin(&ir, &l, lyc_i64(&ir, 0), lyc_i64(&ir, sbytes), "k");
-  LLVMValueRef pat = LLVMBuildAdd(ir.b, LLVMBuildMul(ir.b, k, lyc_i64(&ir, 131), ""), lyc_i64(&ir, 7), "");
+  /* byte k: x = k * 0x9E3779B97F4A7C15, x ^= x >> 29, x *= 0xBF58476D1CE4E5B9, the top byte of
+   * x (mod 2^64): a mix of the index, so no row repeats another (test_source_byte's) */
+  LLVMValueRef x = LLVMBuildMul(ir.b, k, LLVMConstInt(ir.i64, 0x9E3779B97F4A7C15ull, 0), "");
+  x = LLVMBuildXor(ir.b, x, LLVMBuildLShr(ir.b, x, lyc_i64(&ir, 29), ""), "");
+  x = LLVMBuildMul(ir.b, x, LLVMConstInt(ir.i64, 0xBF58476D1CE4E5B9ull, 0), "");
+  LLVMValueRef pat = LLVMBuildLShr(ir.b, x, lyc_i64(&ir, 56), "");
   LLVMBuildStore(ir.b, LLVMBuildTrunc(ir.b, pat, ir.i8, ""), LLVMBuildGEP2(ir.b, ir.i8, src, &k, 1, ""));
   lyc_loop_end(&ir, &l);
   /* Garbage where nothing is written proves the kernel writes padding. */
