@@ -468,6 +468,40 @@ def matrix_malformed(drv):
                     fail("matrix malformed %s buffer %d %s: direct %r, interpreter %r" % (kind, b, entries, got, ref))
 
 
+def coordinate_sweep(drv):
+    """Every coordinate of a matrix set to every value from 0 to two past its dim, one at a
+    time: the direct path and the interpreter must give the same buffers or the same error. An
+    AoS COO (its pairs checked four at a time: the faults fall in each place of the vectors, at
+    the rows' changes and in the tail), a CSR's columns to a CSC (checked four at a time, then
+    counted), and a BSR's block columns. Prints how many of the changed sources were refused."""
+    rows, cols = [0, 0, 0, 1, 1, 1, 1, 2, 3, 3, 3, 3, 3, 4], [0, 2, 5, 0, 1, 3, 4, 2, 0, 1, 2, 4, 5, 3]
+    n, shape = len(rows), (5, 6)
+    vals = f32(*range(1, n + 1))
+    starts = [0] + [sum(1 for r in rows if r <= i) for i in range(shape[0])]
+    sources = []
+    pairs = [v for rc in zip(rows, cols) for v in rc]
+    for k in range(2 * n):
+        for v in range(shape[k % 2] + 3):
+            sources.append((coo("f32", 32, 32, shape), [u([0, n], 32), u(pairs[:k] + [v] + pairs[k + 1:], 32), vals]))
+    for k in range(n):
+        for v in range(shape[1] + 3):
+            sources.append((csr("f32", 32, 32, shape), [u(starts, 32), u(cols[:k] + [v] + cols[k + 1:], 32), vals]))
+    bcols, bstarts, bshape = [0, 1, 3, 0, 2, 1, 2, 3, 0, 3], [0, 3, 5, 8, 10], (8, 8)  # 2x2 blocks
+    for k in range(len(bcols)):
+        for v in range(4 + 3):
+            sources.append((bsr("f32", 32, 32, bshape, 2, 2),
+                            [u(bstarts, 32), u(bcols[:k] + [v] + bcols[k + 1:], 32), f32(*range(1, 41))]))
+    refused = 0
+    for src, bufs in sources:
+        for dst in (csr("f32", 32, 32, src.shape), csc("f32", 32, 32, src.shape)):
+            got, ref = drv.convert(src, dst, bufs, "matrix"), drv.convert(src, dst, bufs)
+            if got != ref:
+                fail("coordinate sweep %s %r -> %s: direct %r, interpreter %r" % (src.text, bufs[1], dst.text,
+                                                                                   str(got)[:80], str(ref)[:80]))
+            refused += isinstance(ref, str)
+    print("coordinate sweep: %d sources, %d refusals" % (len(sources), refused))
+
+
 NM = [(2, 4), (1, 4), (1, 2), (3, 8), (4, 4), (2, 8), (1, 1), (5, 16)]
 
 
@@ -715,6 +749,7 @@ def main():
     far_coordinates(drv, rng)
     matrix_conversions(drv, rng, max(cases // 2, 40))
     matrix_malformed(drv)
+    coordinate_sweep(drv)
     block_conversions(drv, rng, max(cases // 2, 40))
     value_codes(drv, rng)
     nonordered(drv)
