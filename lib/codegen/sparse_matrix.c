@@ -19,7 +19,7 @@
  * without a switch per entry. */
 #define HOT static inline __attribute__((always_inline))
 
-/* GCC's and Clang's vectors: SSE2 on any x86-64 (row_ok32, coo_pairs32). */
+/* GCC's and Clang's vectors: SSE2 on any x86-64 (row_ok32). */
 typedef uint32_t U32x4 __attribute__((vector_size(16)));
 
 typedef enum { MAT_ROWS, MAT_COO, MAT_DOUBLY } MatKind; /* CSR/CSC, COO, DCSR/DCSC */
@@ -131,15 +131,13 @@ HOT bool coo_rows(const uint8_t *crd, int bits, int stride, int64_t n, int64_t l
  * and check_rows' check of the columns, with cnt[c + 1] counting each column
  * when cnt is given. Rows in order and each row's columns increasing are one
  * condition on the pairs: each greater than the last, the rows compared
- * first. Without cnt, four pairs at a time (row_ok32's vectors) against the
- * four before them, faults gathered without a branch; the rows move on only
+ * first. Without cnt, four pairs at a time (SSE2) against the four before
+ * them, faults gathered without a branch; the rows move on only
  * at a chunk whose last row is not the current one, which then goes a pair
  * at a time (start is written only below n; a chunk whose rows go back is a
  * fault the vectors see). COO -> CSR, 4096x4096 f32 at 10% (1.68 M
- * entries), the nnz pass: 1.74-1.87 ms with coo_rows and check_rows, 1.36-1.41
- * with this (1.0-1.06 ms in a quieter run). */
-typedef uint64_t U64x2 __attribute__((vector_size(16)));
-
+ * entries), the nnz pass: 1.69-1.87 ms with coo_rows and check_rows, 0.81-1.02
+ * with this. */
 static inline bool pair_row(uint32_t row, int64_t n, int64_t k, int64_t *r, int64_t *start) {
   if (row >= (uint64_t)n)
     return false;
@@ -148,13 +146,23 @@ static inline bool pair_row(uint32_t row, int64_t n, int64_t k, int64_t *r, int6
   return true;
 }
 
-static inline U32x4 pairs_bad32(const uint8_t *crd, int64_t k, U32x4 top) {
-  U32x4 a, p;
-  memcpy(&a, crd + 8 * k, 16), memcpy(&p, crd + 8 * (k - 1), 16);
-  U64x2 gt = (U64x2)(U32x4)(a > p), eq = (U64x2)(U32x4)(a == p);
-  U64x2 ok = gt | (eq & (gt >> 32)); /* the low half of each pair's lane: row greater, or equal and column greater */
-  return (U32x4)(~ok & 0xffffffffu) | (U32x4)(a > top);
+#ifdef __SSE2__
+/* The pairs before those of b: a's high one and b's low one. */
+static inline __m128i pairs_before(__m128i a, __m128i b) {
+  return _mm_castpd_si128(_mm_shuffle_pd(_mm_castsi128_pd(a), _mm_castsi128_pd(b), 1));
 }
+
+/* Whether the pairs of x (two, their 32-bit halves' sign bits flipped) are
+ * not each greater than those of px (the pair before each), or past top:
+ * nonzero lanes where not. Signed compares of the flipped halves are the
+ * unsigned ones. */
+static inline __m128i pairs_bad32(__m128i x, __m128i px, __m128i top) {
+  __m128i gt = _mm_cmpgt_epi32(x, px), eq = _mm_cmpeq_epi32(x, px);
+  __m128i ok = _mm_or_si128(gt, _mm_and_si128(eq, _mm_srli_epi64(gt, 32))); /* low halves: row greater, or */
+  return _mm_or_si128(_mm_andnot_si128(ok, _mm_set_epi32(0, -1, 0, -1)),   /* equal and column greater */
+                      _mm_cmpgt_epi32(x, top));
+}
+#endif
 
 HOT bool coo_pairs32(const uint8_t *crd, int64_t n, int64_t n_inner, int64_t lo, int64_t hi, int64_t *start,
                      int64_t *cnt) {
@@ -169,11 +177,19 @@ HOT bool coo_pairs32(const uint8_t *crd, int64_t n, int64_t n_inner, int64_t lo,
       cnt[col + 1]++;
     prev = (uint64_t)row << 32 | col, k++;
   }
+#ifdef __SSE2__
   if (!cnt && k < hi) {
     uint32_t top_row = n - 1 > UINT32_MAX ? UINT32_MAX : (uint32_t)(n - 1), now = row;
-    U32x4 top = {top_row, last, top_row, last}, vbad = {0, 0, 0, 0};
+    const __m128i sign = _mm_set1_epi32(INT32_MIN);
+    __m128i top = _mm_xor_si128(_mm_set_epi32((int)last, (int)top_row, (int)last, (int)top_row), sign);
+    __m128i vbad = _mm_setzero_si128(), x = _mm_slli_si128(_mm_loadl_epi64((const void *)(crd + 8 * (k - 1))), 8);
+    x = _mm_xor_si128(x, sign); /* its high pair: the one before k */
     for (; k + 4 <= hi; k += 4) {
-      vbad |= pairs_bad32(crd, k, top) | pairs_bad32(crd, k + 2, top);
+      __m128i a = _mm_xor_si128(_mm_loadu_si128((const void *)(crd + 8 * k)), sign);
+      __m128i b = _mm_xor_si128(_mm_loadu_si128((const void *)(crd + 8 * k + 16)), sign);
+      vbad = _mm_or_si128(vbad, _mm_or_si128(pairs_bad32(a, pairs_before(x, a), top),
+                                             pairs_bad32(b, pairs_before(a, b), top)));
+      x = b;
       uint32_t end;
       memcpy(&end, crd + 8 * (k + 3), 4);
       for (int64_t j = k; end != now && j < k + 4; j++) { /* a row boundary in the chunk */
@@ -183,10 +199,11 @@ HOT bool coo_pairs32(const uint8_t *crd, int64_t n, int64_t n_inner, int64_t lo,
       }
       now = end;
     }
-    bad = vbad[0] | vbad[1] | vbad[2] | vbad[3];
+    bad = _mm_movemask_epi8(vbad) != 0;
     memcpy(&row, crd + 8 * (k - 1), 4), memcpy(&col, crd + 8 * (k - 1) + 4, 4);
     prev = (uint64_t)row << 32 | col;
   }
+#endif
   for (; k < hi; k++) {
     memcpy(&row, crd + 8 * k, 4), memcpy(&col, crd + 8 * k + 4, 4);
     uint64_t key = (uint64_t)row << 32 | col;
