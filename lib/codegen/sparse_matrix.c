@@ -290,7 +290,6 @@ HOT bool check_rows(const Mat *m, const uint8_t *crd, int cbits, int stride, con
  * time (GCC's and Clang's vectors: SSE2 on any x86-64) without a branch per
  * entry; the library is built for the baseline, and GCC's -O2 leaves loops
  * with an early exit scalar. */
-
 static bool row_ok32(const uint8_t *crd, int64_t lo, int64_t hi, int64_t n_inner) {
   /* c < n_inner as c <= last: 32-bit coordinates mean n_inner - 1 fits (lyc_sparse_check) */
   uint32_t last = (uint32_t)(n_inner - 1), c, prev;
@@ -583,7 +582,7 @@ static int convert_elements(LyDiagEngine *d, const LycSparse *src, const int64_t
     copy_inner(&s, sb[s.crd1], start[0], &t, db[t.crd1], entries);
     memcpy(db[t.val], sb[s.val] + start[0] * s.vbytes, (size_t)(entries * s.vbytes));
   } else {
-    transpose(&s, sb, start, &t, db, dstart); /* dstart moves on to each row's end */
+    transpose(&s, sb, start, &t, db, dstart); /* dstart may move on to each row's end */
   }
 done:
   ly_free(start);
