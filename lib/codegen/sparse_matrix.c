@@ -367,10 +367,32 @@ HOT void put_rows(uint8_t *crd, int bits, int stride, const int64_t *dstart, int
       lyc_store_uint(crd, bits, k * stride, (uint64_t)r);
 }
 
+/* An AoS COO's pairs of 32-bit coordinates, row r's from dstart[r] (n rows),
+ * its columns from cols (consecutive), four at a time: each pair written
+ * once, where put_rows and copy_coords wrote every other coordinate twice
+ * over. CSR -> COO, 4096x4096 f32, the fill: 1% 0.20-0.21 -> 0.13-0.14 ms,
+ * 10% 2.1-2.2 -> 1.3-1.4 ms. */
+static void pairs_from_rows32(uint8_t *pairs, const uint8_t *cols, const int64_t *dstart, int64_t n) {
+  for (int64_t r = 0; r < n; r++) {
+    int64_t k = dstart[r], end = dstart[r + 1];
+    uint32_t row = (uint32_t)r;
+#ifdef __SSE2__
+    __m128i rows = _mm_set1_epi32((int)row);
+    for (; k + 4 <= end; k += 4) {
+      __m128i c = _mm_loadu_si128((const void *)(cols + 4 * k));
+      _mm_storeu_si128((void *)(pairs + 8 * k), _mm_unpacklo_epi32(rows, c));
+      _mm_storeu_si128((void *)(pairs + 8 * k + 16), _mm_unpackhi_epi32(rows, c));
+    }
+#endif
+    for (; k < end; k++)
+      memcpy(pairs + 8 * k, &row, 4), memcpy(pairs + 8 * k + 4, cols + 4 * k, 4);
+  }
+}
+
 /* The outer structure of dst from its rows (dstart, n_outer + 1 entries
  * from 0): positions, the stored rows of a DCSR, the row coordinate of
- * every COO entry. */
-static void write_outer(const Mat *m, const int64_t *dstart, int64_t lines, uint8_t *const *b) {
+ * every COO entry (unless `rows` is false: pairs_from_rows32 writes them). */
+static void write_outer(const Mat *m, const int64_t *dstart, int64_t lines, uint8_t *const *b, bool rows) {
   int64_t n = m->n_outer;
   if (m->kind == MAT_ROWS) {
     for (int64_t r = 0; r <= n; r++)
@@ -380,6 +402,8 @@ static void write_outer(const Mat *m, const int64_t *dstart, int64_t lines, uint
   lyc_store_uint(b[m->pos0], m->pbits, 0, 0);
   lyc_store_uint(b[m->pos0], m->pbits, 1, (uint64_t)(m->kind == MAT_COO ? dstart[n] : lines));
   if (m->kind == MAT_COO) {
+    if (!rows)
+      return;
     if (m->cbits == 32)
       put_rows(b[m->crd0], 32, m->stride0, dstart, n);
     else if (m->cbits == 64)
@@ -577,8 +601,13 @@ static int convert_elements(LyDiagEngine *d, const LycSparse *src, const int64_t
   if (!dbufs)
     goto done;
   uint8_t *const *db = (uint8_t *const *)dbufs;
-  write_outer(&t, dstart, lines, db);
-  if (same) {
+  /* into an AoS COO of 32-bit coordinates, from columns that follow each other: pairs written whole */
+  bool pairs = same && t.kind == MAT_COO && t.cbits == 32 && t.crd0 == t.crd1 && s.cbits == 32 && s.stride1 == 1;
+  write_outer(&t, dstart, lines, db, !pairs);
+  if (pairs) {
+    pairs_from_rows32(db[t.crd0], sb[s.crd1] + start[0] * 4, dstart, t.n_outer);
+    memcpy(db[t.val], sb[s.val] + start[0] * s.vbytes, (size_t)(entries * s.vbytes));
+  } else if (same) {
     copy_inner(&s, sb[s.crd1], start[0], &t, db[t.crd1], entries);
     memcpy(db[t.val], sb[s.val] + start[0] * s.vbytes, (size_t)(entries * s.vbytes));
   } else {
@@ -729,7 +758,7 @@ static int from_blocks(LyDiagEngine *d, const LycSparse *f, const Blocks *k, con
     r = dst_counts(&t, dstart[n], lines, dcounts);
   }
   if (r > 0 && db) {
-    write_outer(&t, dstart, lines, db);
+    write_outer(&t, dstart, lines, db, true);
     expand(f, k, b, &t, db, dstart);
   }
   ly_free(dstart);
