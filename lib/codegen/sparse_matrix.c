@@ -335,8 +335,6 @@ static bool check_inner(const Mat *m, const uint8_t *crd, const int64_t *start, 
       count_columns32(crd, start[0], start[m->n_outer], cnt);
     return true;
   }
-  if (m->stride1 == 2 && m->cbits == 32) /* an AoS COO */
-    return check_rows(m, crd, 32, 2, start, cnt);
   if (m->stride1 == 1 && m->cbits == 64)
     return check_rows(m, crd, 64, 1, start, cnt);
   return check_rows(m, crd, m->cbits, m->stride1, start, cnt);
