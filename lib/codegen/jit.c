@@ -784,9 +784,10 @@ size_t lyRepackerGetCacheSize(LyRepacker h) {
 void lyRepackerSetThreadPool(LyRepacker h, const LyThreadPool *pool) {
   Repacker *r = rp(h);
   pthread_mutex_lock(&r->mu);
-  r->has_host_pool = pool && pool->parallel_for;
-  if (r->has_host_pool)
+  bool has = pool && pool->parallel_for;
+  if (has)
     r->host_pool = *pool;
+  __atomic_store_n(&r->has_host_pool, has, __ATOMIC_RELEASE); /* read without the lock by small runs */
   pthread_mutex_unlock(&r->mu);
 }
 
@@ -802,10 +803,12 @@ static void run_share(int i, void *arg) {
   a->fn(a->src, a->dst, i, a->nthreads);
 }
 
-/* Destinations smaller than this run their thread shares (without a host
- * pool) one after another on the calling thread: a 12 KB repack takes
- * about a microsecond, less than handing a share to a worker and waiting
- * for it. */
+/* Destinations smaller than this run (without a host pool) as one share on
+ * the calling thread, without taking the repacker's lock: a 12 KB repack
+ * takes well under a microsecond, less than handing a share to a worker
+ * and waiting for it (or than the lock and a second share's partial tiles
+ * at the split). The plan does not depend on the thread count, so (0, 1)
+ * is a valid share. */
 #define SMALL_RUN_BYTES (128 << 10)
 
 /* Runs the kernel's `threads` shares on the host's pool if it lent one,
@@ -846,8 +849,13 @@ LyStatus lyRepackRun(LyRepackKernel kh, const void *src, void *dst) {
     fn(src, dst, 0, 1);
     return LY_OK;
   }
+  bool small = k->dst_bytes < SMALL_RUN_BYTES;
+  if (small && !__atomic_load_n(&k->owner->has_host_pool, __ATOMIC_ACQUIRE)) {
+    fn(src, dst, 0, 1);
+    return LY_OK;
+  }
   RunArgs a = {fn, src, dst, k->threads};
-  run_shares(k->owner, &a, k->dst_bytes < SMALL_RUN_BYTES);
+  run_shares(k->owner, &a, small);
   return LY_OK;
 }
 
