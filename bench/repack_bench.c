@@ -138,6 +138,10 @@ static const Case cases[] = {
      {32, 64, 56, 56}, dnnl_f32, dnnl_s8, dnnl_abcd, dnnl_abcd, {0}, {0}, 16},
     {"transpose f32 6000x5000 (dst+16)", "tensor<6000x5000xf32>", "tensor<6000x5000xf32, tiled_layout<<1,0>>>", 2,
      {6000, 5000}, dnnl_f32, dnnl_f32, dnnl_ab, dnnl_ba, {0}, {0}, 16},
+    {"transpose f32 8192x8192 (dst+16)", "tensor<8192x8192xf32>", "tensor<8192x8192xf32, tiled_layout<<1,0>>>", 2,
+     {8192, 8192}, dnnl_f32, dnnl_f32, dnnl_ab, dnnl_ba, {0}, {0}, 16},
+    {"abc->cba f32 64x512x512 (dst+16)", "tensor<64x512x512xf32>", "tensor<64x512x512xf32, \"cba\">", 3,
+     {64, 512, 512}, dnnl_f32, dnnl_f32, dnnl_abc, dnnl_cba, {0}, {0}, 16},
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
 

@@ -169,7 +169,10 @@ LAYOUTC_API void lyRepackKernelRelease(LyRepackKernel k);
  * bytes off) compiles a variant for it, which streams whole lines where it
  * can (transposes, blocked and channels-last reorders, contiguous
  * conversions: docs/codegen.md), and fails with LY_ERROR_NOMEM and a
- * diagnostic only if that compile fails. */
+ * diagnostic only if that compile fails. A dst 16, 32 or 48 bytes past a
+ * line gets a variant of its own when the kernel transposes into rows a
+ * whole number of lines apart and at least 2 KB long: those rows are cut
+ * where their lines begin, and the rest runs as on an aligned dst. */
 LAYOUTC_API LyStatus lyRepackRun(LyRepackKernel k, const void *src, void *dst);
 
 /* 1 when the kernel is JIT-compiled machine code. Every pair the type system
@@ -183,7 +186,9 @@ LAYOUTC_API double lyRepackKernelGetCompileSeconds(LyRepackKernel k);
 
 /* The kernel's loop plan as text: one line per loop nest, for tests and
  * curiosity; a plan with non-temporal stores then lists the nests that a
- * destination not 64-byte aligned runs differently. Owned by the caller
+ * destination not 64-byte aligned runs differently, and those of the
+ * variant for a destination 16 bytes past a line when there is one (see
+ * lyRepackRun). Owned by the caller
  * (lyStringFree); NULL if out of memory. */
 LAYOUTC_API char *lyRepackKernelDescribe(LyRepackKernel k);
 

@@ -187,6 +187,11 @@ typedef struct {
   int lookup_bytes;    /* vector conversions look their codes up in tables this wide (lyc_emit_convert_lookup); 0: no */
   int cvtph_bytes;     /* f32 -> f16 by VCVTPS2PH this wide (LycIR.cvtph_bytes); 0: fptrunc */
   int cvtbf16_bytes;   /* f32 -> bf16 by VCVTNEPS2BF16 this wide (LycIR.cvtbf16_bytes); 0: integer rounding */
+  /* lyc_plan_shifted: elements added to every destination offset; the kernel
+   * is called with the destination that many elements before the caller's,
+   * on a line (0 otherwise). */
+  int64_t dst_shift;
+  int64_t cut_row_bytes; /* the target's: see cut_at_line */
 } LycPlan;
 
 /* Target facts the planner needs. */
@@ -199,6 +204,7 @@ typedef struct {
   bool few_row_runs;    /* past the cache, sweeps of at most 64 rows read them in runs of Y blocks */
   int alias_run_bytes;  /* bytes of each source row a Y run of tiles of at most 16 rows covers when the rows are
                          * a multiple of 4 KB apart */
+  int64_t cut_row_bytes; /* from these destination row bytes on, lyc_plan_shifted cuts X at a line */
   int gfni_bytes;       /* widest vector GF2P8AFFINEQB takes on the host (16, 32, 64); 0: none */
   int pshufb_bytes;     /* widest vector PSHUFB takes on the host (16, 32, 64); 0: none */
   int compress_bits;    /* narrowest lanes AVX-512's compress packs in 128- to 512-bit vectors (8, 32); 0: none */
@@ -216,10 +222,23 @@ typedef struct {
  * the alignment, and copies of whole-line runs keep the order of plain
  * stores (no write window). */
 bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const LycTarget *tgt, bool plain);
+/* The non-temporal variant's plan for a destination line_off bytes past a
+ * line (a multiple of the element size, byte-sized elements): every offset
+ * is moved by line_off (the kernel runs on the caller's destination minus
+ * line_off), and a transpose whose destination rows are a whole number of
+ * lines apart cuts X where its rows' lines begin, so its tiles store whole
+ * aligned lines past the cache as on an aligned destination. *useful says
+ * whether any register transpose then stores aligned lines (else the plain
+ * variant serves that destination as well, and p holds nothing). false on
+ * allocation failure. */
+bool lyc_plan_shifted(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const LycTarget *tgt, int line_off,
+                      bool *useful);
 void lyc_plan_free(LycPlan *p);
 /* p's nests; then, when plain (the plain variant's plan of the same pair)
  * is given, those of its nests that differ from p's. */
 void lyc_plan_print(const LycPlan *p, const LycPlan *plain, LyBuf *out);
+/* The nests of a useful lyc_plan_shifted plan, under a line naming line_off. */
+void lyc_plan_print_shifted(const LycPlan *p, int line_off, LyBuf *out);
 /* Elements per chunk of a contiguous run with sub-byte elements on either
  * side: 64 bytes of the narrower side, at most 1 KB of the wider. */
 int lyc_contig_chunk(const LycPlan *p);

@@ -139,6 +139,11 @@ void lyc_host_target(LycTarget *t) {
   t->alias_run_bytes = 64;
   while (t->alias_run_bytes < 4096 && 2 * (int64_t)t->alias_run_bytes <= arb)
     t->alias_run_bytes *= 2;
+  /* Into a destination 16, 32 or 48 bytes past a line, transposes cut
+   * their rows where the lines begin from rows of 2 KB on (plan.c's
+   * cut_at_line has the measurements). LAYOUTC_CUT_ROW_BYTES=BYTES sets
+   * it: the random tests take 0, so their small matrices are cut too. */
+  t->cut_row_bytes = env_bytes("LAYOUTC_CUT_ROW_BYTES", 2048);
   /* GFNI's affine byte transform transposes an 8x8 bit matrix per 64-bit
    * lane: the i1 bit tiles use it at any vector width the host has it for
    * (VEX needs AVX, the 64-byte form AVX512BW). LAYOUTC_GFNI=0 turns it

@@ -39,6 +39,10 @@ typedef struct LycKernel {
    * aligned destinations (large repacks). When the latter exists the former
    * is compiled on the first misaligned destination (hence atomic). */
   KernelFn fn, fn_nt;
+  /* With fn_nt: the non-temporal variants for destinations 16, 32 and 48
+   * bytes past a line (lyc_plan_shifted), each compiled on the first such
+   * destination, or no_shift where the plain kernel serves it (atomic). */
+  KernelFn fn_past[3];
   bool memset_dst;
   int64_t dst_bytes;
   double compile_seconds;
@@ -401,10 +405,12 @@ static bool needs_vectorizer(const LycPlan *p) {
 static bool repack_recipe(LyBuf *b, const LycPlan *p, const LycTarget *tgt, bool nt) {
   ly_buf_printf(b,
                 "repack %s\nvector_bytes %d\nnt_threshold %lld\nalias_nt_threshold %lld\nwrite_window %lld\n"
-                "few_row_runs %d\nalias_run_bytes %d\ngfni_bytes %d\npshufb_bytes %d\ncvtbf16_bytes %d\nresident %d\n",
+                "few_row_runs %d\nalias_run_bytes %d\ngfni_bytes %d\npshufb_bytes %d\ncvtbf16_bytes %d\nresident %d\n"
+                "dst_shift %lld\ncut_row_bytes %lld\n",
                 nt ? "nt" : "plain", tgt->vector_bytes, (long long)tgt->nt_threshold,
                 (long long)tgt->alias_nt_threshold, (long long)tgt->write_window, tgt->few_row_runs,
-                tgt->alias_run_bytes, tgt->gfni_bytes, tgt->pshufb_bytes, tgt->cvtbf16_bytes, p->resident);
+                tgt->alias_run_bytes, tgt->gfni_bytes, tgt->pshufb_bytes, tgt->cvtbf16_bytes, p->resident,
+                (long long)p->dst_shift, (long long)p->cut_row_bytes);
   lyd_serialize(p->src, b);
   lyd_serialize(p->dst, b);
   return !b->oom;
@@ -544,6 +550,37 @@ static KernelFn plain_kernel(LycKernel *k) {
   return mine;
 }
 
+/* Marks a destination offset the plain kernel serves (fn_past). */
+static void no_shift(const void *src, void *dst, int64_t thread, int64_t nthreads) {
+  (void)src, (void)dst, (void)thread, (void)nthreads;
+}
+
+/* The non-temporal variant for destinations off bytes past a line (16, 32
+ * or 48), built like plain_kernel on the first such destination; NULL when
+ * the plain kernel serves them (no transpose gains aligned lines) or after
+ * a diagnostic. It runs on the destination minus off. */
+static KernelFn shifted_kernel(LycKernel *k, unsigned off) {
+  KernelFn *slot = &k->fn_past[off / 16 - 1];
+  KernelFn fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  if (fn)
+    return fn == no_shift ? NULL : fn;
+  Repacker *r = k->owner;
+  LyDiagEngine d = call_diag(r);
+  LycPlan p;
+  bool useful;
+  if (!lyc_plan_shifted(&p, k->src, k->dst, &r->tgt, (int)off, &useful)) {
+    oom(&d);
+    return NULL;
+  }
+  KernelFn mine = no_shift;
+  if (useful && !compile_variant(r, &d, k, &p, true, &mine))
+    mine = NULL;
+  lyc_plan_free(&p);
+  if (mine && !__atomic_compare_exchange_n(slot, &fn, mine, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    mine = fn; /* another thread's came first */
+  return mine == no_shift ? NULL : mine;
+}
+
 /* The plan's text; with non-temporal stores, also what the plain variant
  * does differently (planned here, though it is compiled only on the first
  * misaligned destination). */
@@ -558,6 +595,13 @@ static bool describe_plan(LycKernel *k, const LycPlan *p) {
     lyc_plan_print(p, plain ? &q : NULL, &b);
   if (plain)
     lyc_plan_free(&q);
+  bool useful = false; /* what malloc's large blocks get: 16 bytes past a line */
+  if (p && p->nt && !lyc_plan_shifted(&q, k->src, k->dst, &k->owner->tgt, 16, &useful))
+    b.oom = true;
+  if (useful) {
+    lyc_plan_print_shifted(&q, 16, &b);
+    lyc_plan_free(&q);
+  }
   if (!p)
     ly_buf_puts(&b, "interpreter\n");
   if (k->threads > 1)
@@ -840,21 +884,27 @@ LyStatus lyRepackRun(LyRepackKernel kh, const void *src, void *dst) {
     lyc_interpret(k->src, k->dst, src, dst);
     return LY_OK;
   }
-  KernelFn fn = k->fn_nt && !((uintptr_t)dst & 63) ? k->fn_nt : __atomic_load_n(&k->fn, __ATOMIC_ACQUIRE);
-  if (!fn && !(fn = plain_kernel((LycKernel *)k)))
+  unsigned off = (unsigned)((uintptr_t)dst & 63);
+  void *at = dst; /* where the kernel's offsets start */
+  KernelFn fn = NULL;
+  if (k->fn_nt && !off)
+    fn = k->fn_nt;
+  else if (k->fn_nt && !(off % 16) && (fn = shifted_kernel((LycKernel *)k, off)))
+    at = (void *)((uintptr_t)dst - off); /* the variant's offsets start off bytes later */
+  else if (!(fn = __atomic_load_n(&k->fn, __ATOMIC_ACQUIRE)) && !(fn = plain_kernel((LycKernel *)k)))
     return LY_ERROR_NOMEM;
   if (k->memset_dst)
     memset(dst, 0, (size_t)k->dst_bytes);
   if (k->threads == 1) {
-    fn(src, dst, 0, 1);
+    fn(src, at, 0, 1);
     return LY_OK;
   }
   bool small = k->dst_bytes < SMALL_RUN_BYTES;
   if (small && !__atomic_load_n(&k->owner->has_host_pool, __ATOMIC_ACQUIRE)) {
-    fn(src, dst, 0, 1);
+    fn(src, at, 0, 1);
     return LY_OK;
   }
-  RunArgs a = {fn, src, dst, k->threads};
+  RunArgs a = {fn, src, at, k->threads};
   run_shares(k->owner, &a, small);
   return LY_OK;
 }

@@ -747,7 +747,7 @@ static bool product_nests(const DimBoxes *db, int rank, LycPlan *p, bool zero) {
     if (!ly_mul(total, db[d].n, &total) || total > LYC_MAX_NESTS)
       return false;
   for (int64_t c = 0; c < total; c++) {
-    LycNest x = {.src_base = zero ? 0 : p->src->base, .dst_base = zero ? 0 : p->dst->base};
+    LycNest x = {.src_base = zero ? 0 : p->src->base, .dst_base = (zero ? 0 : p->dst->base) + p->dst_shift};
     int64_t rest = c;
     for (int d = rank - 1; d >= 0; d--) {
       const DimBox *b = &db[d].b[rest % db[d].n];
@@ -1000,6 +1000,61 @@ static void order_line_runs(LycNest *x, int dbytes, int64_t window) {
 
 /* --- Entry ----------------------------------------------------------------- */
 
+/* A variant for destinations dst_shift elements past a line (lyc_plan_shifted):
+ * when the destination's unit-stride dim is one level, read with another
+ * stride (a transpose's X), and every other destination stride is a whole
+ * number of lines, all its rows start the same distance before a line. That
+ * dim is then cut there: a head of the elements before the line (one
+ * partial tile, masked stores), the whole lines after it, whose tiles
+ * store whole lines again, and a tail of the elements after the last whole
+ * line. Where the rows do not share their alignment (6004x5000 f32, rows
+ * 24016 bytes apart) nothing is cut, nor where they are shorter than
+ * LycTarget.cut_row_bytes (2 KB): the head and the rest are two nests, each over all the
+ * outer loops, so the line where a row begins is written in two passes, by
+ * masked stores through the cache; one line in four of nchw->nhwc's 256-byte
+ * pixels (32x64x56x56 f32 into a destination 16 bytes off: 36-58 GB/s
+ * through the panel of the plain variant, 20-34 cut). On the Zen 5, f32
+ * matrices of 4M elements transposed into a destination 16 bytes off, plain
+ * variant against cut: rows of 512 bytes 42-54 against 33-44 GB/s, 1 KB
+ * 36-43 against 32-33, 2 KB 25-28 against 31-33, 4 KB 24-25 against 32-33,
+ * 8 KB 25 against 35 (aligned: 35-38). false if the boxes overflow. */
+static bool cut_at_line(LycPlan *p, const Levels *lv, DimBoxes *db) {
+  const LyTypeImpl *t = p->dst;
+  int x = -1, line = LINE_BYTES / p->dbytes;
+  for (int d = 0; d < t->rank; d++)
+    for (int j = 0; j < lv[d].n; j++) {
+      if (lv[d].ds[j] == 1 && j == 0 && lv[d].n == 1 && lv[d].ss[0] != 1 && t->dims[d] > 1)
+        x = d;
+      else if (lv[d].ds[j] % line && (j + 1 < lv[d].n ? lv[d].e[j] : t->dims[d]) > 1)
+        return true; /* rows not a whole number of lines apart */
+    }
+  if (x < 0 || t->dims[x] * p->dbytes < p->cut_row_bytes)
+    return true;
+  int64_t head = (line - (t->base + p->dst_shift) % line) % line;
+  if (!head || head >= t->dims[x])
+    return true;
+  /* The head, the whole lines, the tail: tiles whose pieces are narrower
+   * than a line store lines in groups, and need X a multiple of the group
+   * (up to four chunks: x_line_group; i8 4096x4096 into a destination 16
+   * bytes off with the rows' whole lines cut to a multiple of 64 went in
+   * pairs of chunks and without staging, 12.4 GB/s, against 16-17 through
+   * the panel) */
+  int64_t unit = p->vlen * p->dbytes < LINE_BYTES ? 4 * p->vlen : line;
+  unit = unit % line ? unit * line / ly_gcd(unit, line) : unit;
+  int64_t cuts[4] = {0, head, head + (t->dims[x] - head) / unit * unit, t->dims[x]};
+  db[x].n = 0;
+  for (int i = 0; i < 3; i++) {
+    DimBoxes part;
+    if (cuts[i] == cuts[i + 1])
+      continue;
+    if (!range_boxes(&lv[x], cuts[i], cuts[i + 1], &part) || db[x].n + part.n > MAX_DIM_BOXES)
+      return false;
+    memcpy(db[x].b + db[x].n, part.b, part.n * sizeof *part.b);
+    db[x].n += part.n;
+  }
+  return true;
+}
+
 static bool plan_nests(LycPlan *p) {
   const LyTypeImpl *s = p->src, *t = p->dst;
   Levels *lv = ly_malloc(t->rank * sizeof *lv);
@@ -1007,6 +1062,8 @@ static bool plan_nests(LycPlan *p) {
   bool ok = lv && db;
   for (int d = 0; d < t->rank && ok; d++)
     ok = dim_levels(s, t, d, &lv[d]) && range_boxes(&lv[d], 0, t->dims[d], &db[d]);
+  if (ok && p->dst_shift)
+    ok = cut_at_line(p, lv, db);
   if (ok && !product_nests(db, t->rank, p, false))
     ok = false;
   int64_t pad[LY_MAX_RANK];
@@ -1229,8 +1286,35 @@ static bool stores_alias(const LycPlan *p) {
 
 static void misaligned_nest(LycNest *x, const LycPlan *p);
 
+static bool plan_pair(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const LycTarget *tgt, bool plain,
+                      int64_t shift);
+
 bool lyc_plan(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const LycTarget *tgt, bool plain) {
+  return plan_pair(p, src, dst, tgt, plain, 0);
+}
+
+bool lyc_plan_shifted(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const LycTarget *tgt, int line_off,
+                      bool *useful) {
+  int bits = lyElemGetBits(dst->elem);
   memset(p, 0, sizeof *p);
+  *useful = false;
+  if (bits < 8 || line_off <= 0 || line_off >= LINE_BYTES || line_off % (bits / 8))
+    return true;
+  if (!plan_pair(p, src, dst, tgt, false, line_off / (bits / 8)))
+    return false;
+  for (int i = 0; p->kind == LYC_PLAN_NESTS && i < p->nnests; i++)
+    *useful = *useful || (p->nests[i].inner == LYC_INNER_ZIP && p->nests[i].aligned);
+  *useful = *useful && p->nt;
+  if (!*useful)
+    plan_reset(p);
+  return true;
+}
+
+static bool plan_pair(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, const LycTarget *tgt, bool plain,
+                      int64_t shift) {
+  memset(p, 0, sizeof *p);
+  p->dst_shift = shift;
+  p->cut_row_bytes = tgt->cut_row_bytes;
   p->src = src, p->dst = dst;
   p->sbits = lyElemGetBits(src->elem);
   p->dbits = lyElemGetBits(dst->elem);
@@ -1422,4 +1506,13 @@ void lyc_plan_print(const LycPlan *p, const LycPlan *plain, LyBuf *out) {
       out->oom = true;
     ly_buf_free(&a), ly_buf_free(&b);
   }
+}
+
+void lyc_plan_print_shifted(const LycPlan *p, int line_off, LyBuf *out) {
+  ly_buf_printf(out, "when dst is %d bytes past a line (every offset +%lld elements):\n", line_off,
+                (long long)p->dst_shift);
+  for (int i = 0; i < p->nnests; i++)
+    print_nest(&p->nests[i], p->gfni, "copy", i, out);
+  for (int i = 0; i < p->nzero; i++)
+    print_nest(&p->zero[i], false, "zero", i, out);
 }

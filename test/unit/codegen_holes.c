@@ -2,9 +2,10 @@
  * after a repack, on every path and whatever the buffer held before. For each pair SRC DST on the
  * command line, the destination buffer is filled with 0xA5 and the pair runs through the
  * interpreter, the JIT kernel on one thread with a 64-byte aligned destination (the non-temporal
- * variant when the plan has one), with a misaligned destination (the plain variant) 1 byte off a
- * line on one thread and 16 bytes off (malloc's) on three, and with an aligned one on three
- * threads. The bytes just before and after the destination must keep their fill (guarded_dst.h).
+ * variant when the plan has one), with a misaligned destination 1 byte off a line on one thread
+ * (the plain variant), 16 bytes off (malloc's) on three, 32 on one and 48 on two (the variants
+ * for destinations past a line where a transpose gains aligned lines, else the plain one), and
+ * with an aligned one on three threads. The bytes just before and after the destination must keep their fill (guarded_dst.h).
  * The truth is independent of the kernels: the occupied bits come from lyTypeGetOffset over every
  * index; occupied bits must equal the interpreter's output into a
  * zeroed buffer, all the others must be zero.
@@ -60,7 +61,9 @@ static const Path paths[] = {{"interpreter", 1, 0, 1},
                              {"jit, aligned dst", 1, 0, 0},
                              {"jit, misaligned dst", 1, 1, 0},
                              {"jit, 3 threads", 3, 0, 0},
-                             {"jit, dst 16 bytes off, 3 threads", 3, 16, 0}};
+                             {"jit, dst 16 bytes off, 3 threads", 3, 16, 0},
+                             {"jit, dst 32 bytes off", 1, 32, 0},
+                             {"jit, dst 48 bytes off, 2 threads", 2, 48, 0}};
 
 #define FILL 0xA5
 

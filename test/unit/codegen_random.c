@@ -209,9 +209,10 @@ static LyType line_run_type(LyContext ctx, const int *dims) {
   return lyTypeParse(ctx, b, strlen(b), NULL);
 }
 
-enum { NKINDS = 11 };
+enum { NKINDS = 12 };
 static long coverage[NKINDS];
-static const char *kinds[NKINDS] = {"zip", "contig", "scalar", "elementwise", "zero ", "memset", "xpad", "ym", "xg", "bytes", "src-order"};
+static const char *kinds[NKINDS] = {"zip",   "contig", "scalar", "elementwise", "zero ",     "memset",
+                                    "xpad",  "ym",     "xg",     "bytes",       "src-order", "past a line"};
 
 static void count_plan(LyRepackKernel k) {
   char *d = lyRepackKernelDescribe(k);
@@ -296,6 +297,18 @@ static int run_case(LyContext ctx, LyRepacker rep, int c, bool sub_case) {
     rank = 4, dims[0] = 1 + pick(3), dims[1] = 16 * (1 + pick(3)), dims[2] = 2 + pick(8), dims[3] = 2 + pick(8);
     p = &f32;
     s = line_run_type(ctx, dims), t = line_run_type(ctx, dims);
+  } else if (pick(8) == 0) { /* transposes into rows a whole number of lines apart, with gaps or not:
+                              * the variants for destinations past a line cut their rows there */
+    while (!elem_bytes(p->from) || !elem_bytes(p->to))
+      p = &pairs[pick(sizeof pairs / sizeof pairs[0])];
+    int line = 64 / elem_bytes(p->to);
+    rank = 3, dims[0] = 1 + pick(3), dims[1] = 2 + pick(70), dims[2] = 2 + pick(40);
+    int pitch = (dims[1] + line - 1) / line * line + line * pick(2);
+    char a[160], b[200];
+    snprintf(a, sizeof a, "tensor<%dx%dx%dx%s>", dims[0], dims[1], dims[2], p->from);
+    snprintf(b, sizeof b, "tensor<%dx%dx%dx%s, strided<[%d, 1, %d]>>", dims[0], dims[1], dims[2], p->to,
+             pitch * dims[2], pitch);
+    s = lyTypeParse(ctx, a, strlen(a), NULL), t = lyTypeParse(ctx, b, strlen(b), NULL);
   } else {
     s = random_type(ctx, rank, dims, p->from, 1), t = random_type(ctx, rank, dims, p->to, 0);
   }
@@ -304,10 +317,12 @@ static int run_case(LyContext ctx, LyRepacker rep, int c, bool sub_case) {
   lyTypeGetSizeBytes(s, &sbytes);
   lyTypeGetSizeBytes(t, &dbytes);
   /* The destination at an offset the case picks from a line: aligned (the non-temporal variant
-   * where there is one), malloc's 16 bytes, 1 byte, 48 bytes (the plain variant, planned by
-   * lyc_plan with plain); the guards either side must keep their fill (guarded_dst.h). */
-  static const int offsets[] = {0, 16, 1, 48};
-  int off = offsets[c & 3];
+   * where there is one), malloc's 16 bytes, 32 and 48 bytes (the variants for those, planned by
+   * lyc_plan_shifted, where a transpose gains aligned lines, else the plain variant, planned by
+   * lyc_plan with plain), 1 byte (the plain variant); the guards either side must keep their fill
+   * (guarded_dst.h). */
+  static const int offsets[] = {0, 16, 1, 48, 32};
+  int off = offsets[c % 5];
   unsigned char *src = malloc((size_t)sbytes + 1), *ref = malloc((size_t)dbytes + 1);
   GuardedDst obuf;
   if (!guarded_dst_alloc(&obuf, dbytes)) {
@@ -370,10 +385,12 @@ int main(int argc, char **argv) {
     printf(" %s %ld", kinds[i], coverage[i]);
   /* A full run must exercise every inner form; a quick run is too short to promise it. Copies
    * in source order are planned only for repacks past the non-temporal threshold: a run with
-   * LAYOUTC_NT_THRESHOLD=0 must have some. */
-  const char *nt = getenv("LAYOUTC_NT_THRESHOLD");
+   * LAYOUTC_NT_THRESHOLD=0 must have some; the variants for destinations past a line also need
+   * rows cut from any length on (LAYOUTC_CUT_ROW_BYTES=0). */
+  const char *nt = getenv("LAYOUTC_NT_THRESHOLD"), *cut = getenv("LAYOUTC_CUT_ROW_BYTES");
+  bool all_nt = nt && !strcmp(nt, "0"), all_cut = all_nt && cut && !strcmp(cut, "0");
   for (int i = 0; i < NKINDS && !getenv("LAYOUTC_TEST_QUICK"); i++)
-    if (!coverage[i] && (strcmp(kinds[i], "src-order") || (nt && !strcmp(nt, "0")))) {
+    if (!coverage[i] && (strcmp(kinds[i], "src-order") || all_nt) && (strcmp(kinds[i], "past a line") || all_cut)) {
       fprintf(stderr, "FAIL: no kernel used '%s'\n", kinds[i]);
       failures++;
     }
