@@ -1009,11 +1009,12 @@ static void order_line_runs(LycNest *x, int dbytes, int64_t window) {
  * store whole lines again, and a tail of the elements after the last whole
  * line. Where the rows do not share their alignment (6004x5000 f32, rows
  * 24016 bytes apart) nothing is cut, nor where they are shorter than
- * LycTarget.cut_row_bytes (2 KB): the head and the rest are two nests, each over all the
- * outer loops, so the line where a row begins is written in two passes, by
- * masked stores through the cache; one line in four of nchw->nhwc's 256-byte
- * pixels (32x64x56x56 f32 into a destination 16 bytes off: 36-58 GB/s
- * through the panel of the plain variant, 20-34 cut). On the Zen 5, f32
+ * LycTarget.cut_row_bytes (2 KB): the parts are nests of their own, each
+ * over all the outer loops, so the line where a row begins is written in
+ * two passes, by masked stores through the cache; one line in four of
+ * nchw->nhwc's 256-byte pixels (32x64x56x56 f32 into a destination 16
+ * bytes off: 36-58 GB/s through the panel of the plain variant, 20-34
+ * cut). On the Zen 5, f32
  * matrices of 4M elements transposed into a destination 16 bytes off, plain
  * variant against cut: rows of 512 bytes 42-54 against 33-44 GB/s, 1 KB
  * 36-43 against 32-33, 2 KB 25-28 against 31-33, 4 KB 24-25 against 32-33,
