@@ -1,6 +1,6 @@
 /* A repack destination between guards, for the C unit tests: the destination starts a chosen
- * number of bytes past a 64-byte line (0 selects a kernel's non-temporal variant, any other its
- * plain one) and GUARD_BYTES of the fill lie on each side of it. A kernel must leave the guards
+ * number of bytes past a 64-byte line (0 selects a kernel's non-temporal variant; 16, 32 and 48
+ * the variant for that offset where the kernel has one; any other its plain one) and GUARD_BYTES of the fill lie on each side of it. A kernel must leave the guards
  * as they are: a masked or carried store must not reach past the destination's own bytes. */
 #ifndef LAYOUTC_TEST_GUARDED_DST_H
 #define LAYOUTC_TEST_GUARDED_DST_H

@@ -59,6 +59,9 @@ static const char *const pairs[][2] = {
     {"tensor<2x32x5x5xf32, \"nChw16c\">", "tensor<2x32x5x5xf32, \"nhwc\">"},
     {"tensor<2x32x5x5xf32, \"nChw8c\">", "tensor<2x32x5x5xbf16, \"nChw16c\">"},
     {"tensor<6x10xi4>", "tensor<6x10xi4, strided<[1,6]>>"},
+    /* rows of three lines: variants for destinations 16, 32 and 48 bytes past a line (main
+     * plans every repack with them) */
+    {"tensor<48x20xf32>", "tensor<48x20xf32, tiled_layout<<1,0>>>"},
 };
 #define NPAIRS (int)(sizeof pairs / sizeof pairs[0])
 
@@ -137,21 +140,25 @@ static void types_round(LyContext c, int i) {
   CHECK(lyTypeTryReshape(c, t, 5, copy, &v) == LY_ERROR_NOT_A_VIEW);
 }
 
-static int run_matches(LyRepackKernel k, int p) {
-  uint8_t *out = malloc(E.dst_bytes[p]);
-  memset(out, 0xCD, E.dst_bytes[p]);
+/* Into a guarded destination off bytes past a line (0, 16, 32, 48: each of a kernel's variants,
+ * built on first use, so threads race to build them). */
+static int run_matches(LyRepackKernel k, int p, int off) {
+  GuardedDst g;
+  if (!guarded_dst_alloc(&g, E.dst_bytes[p]))
+    return 0;
+  uint8_t *out = guarded_dst_fill(&g, off, 0xCD);
   int ok = !lyRepackKernelIsNull(k) && lyRepackRun(k, E.in[p], out) == LY_OK &&
-           !memcmp(out, E.want[p], E.dst_bytes[p]);
-  free(out);
+           !memcmp(out, E.want[p], E.dst_bytes[p]) && guarded_dst_intact(&g, 0xCD);
+  guarded_dst_free(&g);
   return ok;
 }
 
 static void kernels_round(int i) {
   for (int k = 0; k < NPAIRS; k++) {
     int p = (k + i) % NPAIRS, threads = 1 + (i + k) % 3;
-    CHECK(run_matches(lyRepackKernelGet(E.shared, E.src[p], E.dst[p], threads), p));
+    CHECK(run_matches(lyRepackKernelGet(E.shared, E.src[p], E.dst[p], threads), p, 16 * ((i + k) % 4)));
     LyRepackKernel h = lyRepackKernelAcquire(E.small, E.src[p], E.dst[p], 1);
-    CHECK(run_matches(h, p));
+    CHECK(run_matches(h, p, 16 * ((i + 2 * k + 1) % 4)));
     lyRepackKernelRelease(h);
   }
   /* A bad request reports on the shared context, serialised. */
@@ -173,13 +180,17 @@ static void *worker(void *arg) {
   int p = id % NPAIRS;
   LyType s = parse(c, pairs[p][0]), d = parse(c, pairs[p][1]);
   LyRepackKernel k = lyRepackKernelGet(own, s, d, 2);
-  CHECK(run_matches(k, p));
+  CHECK(run_matches(k, p, 16 * (id % 4)));
   lyRepackerDestroy(own);
   lyContextDestroy(c);
   return NULL;
 }
 
 int main(void) {
+  /* Every repack streams its stores and cuts its rows for destinations past a line, so each
+   * kernel has all its variants, built lazily on whichever thread first needs one. */
+  setenv("LAYOUTC_NT_THRESHOLD", "0", 1);
+  setenv("LAYOUTC_CUT_ROW_BYTES", "0", 1);
   expect_setup();
   pthread_t t[NTHREADS];
   for (int i = 0; i < NTHREADS; i++)
