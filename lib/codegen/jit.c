@@ -529,23 +529,29 @@ static bool compile_variant(Repacker *r, LyDiagEngine *d, LycKernel *k, const Ly
   return obj && load_object(r, d, k, obj, name, out, &dup);
 }
 
+/* Publishes a variant built without the lock into the empty *slot: two
+ * threads may both build it, and the first to finish is kept (the other's
+ * code stays unused in the JIT until the kernel is freed). Returns the one
+ * kept. */
+static KernelFn publish_variant(KernelFn *slot, KernelFn mine) {
+  KernelFn first = NULL;
+  return __atomic_compare_exchange_n(slot, &first, mine, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ? mine : first;
+}
+
 /* The plain kernel of one that so far has only the non-temporal variant,
- * built on the first misaligned destination, without the lock: two threads
- * may both build it, and the first to finish is kept (the other's code
- * stays unused in the JIT until the kernel is freed). NULL after a
- * diagnostic. */
+ * built on the first misaligned destination (publish_variant). NULL after
+ * a diagnostic. */
 static KernelFn plain_kernel(LycKernel *k) {
   Repacker *r = k->owner;
   LyDiagEngine d = call_diag(r);
-  KernelFn fn = NULL, mine = NULL;
+  KernelFn mine = NULL;
   LycPlan p;
   if (!lyc_plan(&p, k->src, k->dst, &r->tgt, true)) {
     oom(&d);
     return NULL;
   }
-  if (compile_variant(r, &d, k, &p, false, &mine) &&
-      !__atomic_compare_exchange_n(&k->fn, &fn, mine, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-    mine = fn; /* another thread's came first */
+  if (compile_variant(r, &d, k, &p, false, &mine))
+    mine = publish_variant(&k->fn, mine);
   lyc_plan_free(&p);
   return mine;
 }
@@ -556,7 +562,7 @@ static void no_shift(const void *src, void *dst, int64_t thread, int64_t nthread
 }
 
 /* The non-temporal variant for destinations off bytes past a line (16, 32
- * or 48), built like plain_kernel on the first such destination; NULL when
+ * or 48), built on the first such destination (publish_variant); NULL when
  * the plain kernel serves them (no transpose gains aligned lines) or after
  * a diagnostic. It runs on the destination minus off. */
 static KernelFn shifted_kernel(LycKernel *k, unsigned off) {
@@ -576,8 +582,8 @@ static KernelFn shifted_kernel(LycKernel *k, unsigned off) {
   if (useful && !compile_variant(r, &d, k, &p, true, &mine))
     mine = NULL;
   lyc_plan_free(&p);
-  if (mine && !__atomic_compare_exchange_n(slot, &fn, mine, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-    mine = fn; /* another thread's came first */
+  if (mine)
+    mine = publish_variant(slot, mine);
   return mine == no_shift ? NULL : mine;
 }
 

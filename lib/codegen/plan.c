@@ -1041,7 +1041,7 @@ static bool cut_at_line(LycPlan *p, const Levels *lv, DimBoxes *db) {
    * pairs of chunks and without staging, 12.4 GB/s, against 16-17 through
    * the panel) */
   int64_t unit = p->vlen * p->dbytes < LINE_BYTES ? 4 * p->vlen : line;
-  unit = unit % line ? unit * line / ly_gcd(unit, line) : unit;
+  unit = unit / ly_gcd(unit, line) * line; /* and a whole number of lines */
   int64_t cuts[4] = {0, head, head + (t->dims[x] - head) / unit * unit, t->dims[x]};
   db[x].n = 0;
   for (int i = 0; i < 3; i++) {

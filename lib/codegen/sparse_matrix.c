@@ -602,15 +602,14 @@ static int convert_elements(LyDiagEngine *d, const LycSparse *src, const int64_t
   /* into an AoS COO of 32-bit coordinates, from columns that follow each other: pairs written whole */
   bool pairs = same && t.kind == MAT_COO && t.cbits == 32 && t.crd0 == t.crd1 && s.cbits == 32 && s.stride1 == 1;
   write_outer(&t, dstart, lines, db, !pairs);
-  if (pairs) {
+  if (pairs)
     pairs_from_rows32(db[t.crd0], sb[s.crd1] + start[0] * 4, dstart, t.n_outer);
-    memcpy(db[t.val], sb[s.val] + start[0] * s.vbytes, (size_t)(entries * s.vbytes));
-  } else if (same) {
+  else if (same)
     copy_inner(&s, sb[s.crd1], start[0], &t, db[t.crd1], entries);
+  if (same)
     memcpy(db[t.val], sb[s.val] + start[0] * s.vbytes, (size_t)(entries * s.vbytes));
-  } else {
+  else
     transpose(&s, sb, start, &t, db, dstart); /* dstart may move on to each row's end */
-  }
 done:
   ly_free(start);
   ly_free(dstart);
