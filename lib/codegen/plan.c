@@ -1056,6 +1056,83 @@ static bool cut_at_line(LycPlan *p, const Levels *lv, DimBoxes *db) {
   return true;
 }
 
+/* Short rows into a destination past a line, where cut_at_line does not
+ * cut: a transpose whose X rows are whole lines (vectors of a line each)
+ * and follow each other in the destination, one row after the last along
+ * a loop R (the Y loop, as nchw -> nhwc's pixels, or the loop right
+ * outside it, as abc -> cba's b), each starting s elements past a line.
+ * Its X rows are rotated by w = line - s: each row's chunks begin w
+ * elements in, so every tile stores whole lines, and the last chunk's last
+ * w rows are the first w of the next row along R (LycNest.rot, rot_ss;
+ * repack.c's wrap rows). The nest then covers all but the last step of R;
+ * the first row's first w elements (a partial line), the last row's
+ * whole lines and its last s elements (a partial line) are nests of their
+ * own, once per outer position. false when out of memory or nests. */
+static LycNest bare_nest(const LycNest *x) {
+  LycNest b = {.src_base = x->src_base, .dst_base = x->dst_base, .nloops = x->nloops};
+  memcpy(b.loops, x->loops, (size_t)x->nloops * sizeof *x->loops);
+  return b;
+}
+
+static bool add_nest(LycPlan *p, LycNest *x, bool same) {
+  *x = bare_nest(x);
+  shape_nest(x, p, same);
+  if (p->nnests >= LYC_MAX_NESTS)
+    return false;
+  LycNest *grown = ly_realloc(p->nests, (size_t)(p->nnests + 1) * sizeof *grown);
+  if (!grown)
+    return false;
+  p->nests = grown;
+  p->nests[p->nnests++] = *x;
+  return true;
+}
+
+static bool rotate_rows(LycPlan *p) {
+  int V = p->vlen, line = LINE_BYTES / p->dbytes, n0 = p->nnests;
+  bool same = p->src->elem == p->dst->elem;
+  if (p->sbits < 8 || p->dbits < 8 || V != line)
+    return true;
+  for (int i = 0; i < n0; i++) {
+    LycNest x = p->nests[i];
+    if (x.inner != LYC_INNER_ZIP || x.aligned || x.ny != 1 || x.packed || x.columns || x.xpad || x.nloops < 2)
+      continue;
+    int nl = x.nloops;
+    const LycLoop X = x.loops[nl - 1], Y = x.loops[nl - 2];
+    int r = Y.ds == X.n ? nl - 2 : nl >= 3 && x.loops[nl - 3].ds == X.n ? nl - 3 : -1;
+    if (X.ds != 1 || X.n % line || Y.n <= 4 || r < 0 || x.loops[r].n < 3)
+      continue;
+    int64_t s = (x.dst_base % line + line) % line, w = line - s;
+    bool lines = s != 0;
+    for (int l = 0; l < nl - 1 && lines; l++)
+      lines = x.loops[l].ds % line == 0;
+    if (!lines)
+      continue;
+    const LycLoop R = x.loops[r];
+    LycNest rot = bare_nest(&x);
+    rot.loops[r].n--;
+    rot.src_base += w * X.ss, rot.dst_base += w;
+    shape_nest(&rot, p, same);
+    const LycLoop *rx = &rot.loops[rot.nloops - 1];
+    int xg = rot.xg > 1 ? rot.xg : 1;
+    if (rot.inner != LYC_INNER_ZIP || !rot.aligned || rot.ny != 1 || rot.columns || rot.packed || rot.xpad ||
+        rot.stage_rows || rot.wide_bits || (rot.xsuper && rot.xsuper < X.n) || memcmp(rx, &X, sizeof X) ||
+        X.n % ((int64_t)V * xg))
+      continue;
+    rot.rot = (int)w, rot.rot_ss = R.ss - X.n * X.ss;
+    p->nests[i] = rot;
+    LycNest head = x, whole = x, end = x;
+    head.loops[r].n = 1, head.loops[nl - 1].n = w;
+    int64_t ls = (R.n - 1) * R.ss, ld = (R.n - 1) * R.ds; /* the last row along R */
+    whole.loops[r].n = 1, whole.loops[nl - 1].n = X.n - line;
+    whole.src_base += ls + w * X.ss, whole.dst_base += ld + w;
+    end.loops[r].n = 1, end.loops[nl - 1].n = s;
+    end.src_base += ls + (X.n - s) * X.ss, end.dst_base += ld + X.n - s;
+    if (!add_nest(p, &head, same) || (X.n > line && !add_nest(p, &whole, same)) || !add_nest(p, &end, same))
+      return false;
+  }
+  return true;
+}
+
 static bool plan_nests(LycPlan *p) {
   const LyTypeImpl *s = p->src, *t = p->dst;
   Levels *lv = ly_malloc(t->rank * sizeof *lv);
@@ -1354,7 +1431,7 @@ static bool plan_pair(LycPlan *p, const LyTypeImpl *src, const LyTypeImpl *dst, 
     p->resident = lyc_target_resident(tgt, sb + db);
     if (p->vlen == 64 && !wide_packed(p))
       p->vlen = 32;
-    if (plan_nests(p)) {
+    if (plan_nests(p) && (!shift || rotate_rows(p))) {
       /* Past the cache, stores that skip it save the read of each line they
        * fill; only the aligned transposes use them (memcpy decides alone). */
       for (int i = 0; i < p->nnests; i++) {
@@ -1468,6 +1545,8 @@ static void print_nest(const LycNest *x, bool gfni, const char *what, int i, LyB
     ly_buf_puts(out, " columns");
   if (x->stage_rows)
     ly_buf_puts(out, " staged");
+  if (x->rot)
+    ly_buf_printf(out, " rotate=%d", x->rot);
   ly_buf_puts(out, "\n");
 }
 

@@ -209,10 +209,10 @@ static LyType line_run_type(LyContext ctx, const int *dims) {
   return lyTypeParse(ctx, b, strlen(b), NULL);
 }
 
-enum { NKINDS = 12 };
+enum { NKINDS = 13 };
 static long coverage[NKINDS];
-static const char *kinds[NKINDS] = {"zip",   "contig", "scalar", "elementwise", "zero ",     "memset",
-                                    "xpad",  "ym",     "xg",     "bytes",       "src-order", "past a line"};
+static const char *kinds[NKINDS] = {"zip", "contig", "scalar",    "elementwise", "zero ",  "memset", "xpad",
+                                    "ym",  "xg",     "bytes",     "src-order",   "past a line", "rotate"};
 
 static void count_plan(LyRepackKernel k) {
   char *d = lyRepackKernelDescribe(k);
@@ -309,6 +309,26 @@ static int run_case(LyContext ctx, LyRepacker rep, int c, bool sub_case) {
     snprintf(b, sizeof b, "tensor<%dx%dx%dx%s, strided<[%d, 1, %d]>>", dims[0], dims[1], dims[2], p->to,
              pitch * dims[2], pitch);
     s = lyTypeParse(ctx, a, strlen(a), NULL), t = lyTypeParse(ctx, b, strlen(b), NULL);
+  } else if (pick(10) == 0) { /* transposes whose destination rows (X, whole lines) follow each other
+                               * along Y (acb) or the loop outside it (cba): into a destination past a
+                               * line their rows rotate (plan.c's rotate_rows); or blocks of fewer
+                               * channels than the block (xpad: the tile writes the padding) */
+    while (!elem_bytes(p->from) || !elem_bytes(p->to))
+      p = &pairs[pick(sizeof pairs / sizeof pairs[0])];
+    int line = 64 / elem_bytes(p->to), kind = pick(3);
+    char a[160], b[160];
+    if (kind == 2) {
+      rank = 4, dims[0] = 1 + pick(3), dims[1] = 1 + pick(pick(2) ? 3 : 15), dims[2] = 2 + pick(9), dims[3] = 2 + pick(9);
+      snprintf(a, sizeof a, "tensor<%dx%dx%dx%dx%s>", dims[0], dims[1], dims[2], dims[3], p->from);
+      snprintf(b, sizeof b, "tensor<%dx%dx%dx%dx%s, \"nChw%dc\">", dims[0], dims[1], dims[2], dims[3], p->to,
+               4 << pick(3));
+    } else {
+      rank = 3, dims[0] = 1 + pick(kind ? 8 : 3), dims[1] = 3 + pick(30), dims[2] = 5 + pick(40);
+      dims[kind ? 0 : 1] = line * (1 + pick(3));
+      snprintf(a, sizeof a, "tensor<%dx%dx%dx%s>", dims[0], dims[1], dims[2], p->from);
+      snprintf(b, sizeof b, "tensor<%dx%dx%dx%s, \"%s\">", dims[0], dims[1], dims[2], p->to, kind ? "cba" : "acb");
+    }
+    s = lyTypeParse(ctx, a, strlen(a), NULL), t = lyTypeParse(ctx, b, strlen(b), NULL);
   } else {
     s = random_type(ctx, rank, dims, p->from, 1), t = random_type(ctx, rank, dims, p->to, 0);
   }
@@ -386,11 +406,15 @@ int main(int argc, char **argv) {
   /* A full run must exercise every inner form; a quick run is too short to promise it. Copies
    * in source order are planned only for repacks past the non-temporal threshold: a run with
    * LAYOUTC_NT_THRESHOLD=0 must have some; the variants for destinations past a line also need
-   * rows cut from any length on (LAYOUTC_CUT_ROW_BYTES=0). */
+   * rows cut from any length on (LAYOUTC_CUT_ROW_BYTES=0), and rotated rows the rows that are not
+   * cut (the default length) and 64-byte vectors planned (a vector a line: LAYOUTC_VECTOR_BYTES=64). */
   const char *nt = getenv("LAYOUTC_NT_THRESHOLD"), *cut = getenv("LAYOUTC_CUT_ROW_BYTES");
+  const char *vb = getenv("LAYOUTC_VECTOR_BYTES");
   bool all_nt = nt && !strcmp(nt, "0"), all_cut = all_nt && cut && !strcmp(cut, "0");
+  bool rotates = all_nt && !cut && vb && !strcmp(vb, "64");
   for (int i = 0; i < NKINDS && !getenv("LAYOUTC_TEST_QUICK"); i++)
-    if (!coverage[i] && (strcmp(kinds[i], "src-order") || all_nt) && (strcmp(kinds[i], "past a line") || all_cut)) {
+    if (!coverage[i] && (strcmp(kinds[i], "src-order") || all_nt) && (strcmp(kinds[i], "past a line") || all_cut) &&
+        (strcmp(kinds[i], "rotate") || rotates)) {
       fprintf(stderr, "FAIL: no kernel used '%s'\n", kinds[i]);
       failures++;
     }
