@@ -161,8 +161,9 @@ typedef struct {
   bool block;
   /* LYC_INNER_ZIP in a variant for destinations past a line (plan.c's
    * rotate_rows): the X rows begin rot elements into each row, so every
-   * tile stores whole lines, and the last chunk's last rot rows are the
-   * first of the next row, read rot_ss elements further on (0: none). */
+   * tile group stores whole lines, and the last rot rows of the tile that
+   * ends a row are the first of the next row, read rot_ss elements further
+   * on (0: none). */
   int rot;
   int64_t rot_ss;
 } LycNest;

@@ -1057,14 +1057,15 @@ static bool cut_at_line(LycPlan *p, const Levels *lv, DimBoxes *db) {
 }
 
 /* Short rows into a destination past a line, where cut_at_line does not
- * cut: a transpose whose X rows are whole lines (vectors of a line each)
- * and follow each other in the destination, one row after the last along
- * a loop R (the Y loop, as nchw -> nhwc's pixels, or the loop right
- * outside it, as abc -> cba's b), each starting s elements past a line.
- * Its X rows are rotated by w = line - s: each row's chunks begin w
- * elements in, so every tile stores whole lines, and the last chunk's last
- * w rows are the first w of the next row along R (LycNest.rot, rot_ss;
- * repack.c's wrap rows). The nest then covers all but the last step of R;
+ * cut: a transpose whose X rows are whole lines and follow each other in
+ * the destination, one row after the last along a loop R (the Y loop, as
+ * nchw -> nhwc's pixels, or the loop right outside it, as abc -> cba's b),
+ * each starting s elements past a line. Its X rows are rotated by
+ * w = line - s: each row's chunks begin w elements in, so every tile
+ * group stores whole lines, and the last w rows of the tile that ends the
+ * row (within one tile: its group, or its last chunk when chunks are left
+ * over after the groups) are the first w of the next row along R
+ * (LycNest.rot, rot_ss; repack.c's wrap_off). The nest then covers all but the last step of R;
  * the first row's first w elements (a partial line), the last row's
  * whole lines and its last s elements (a partial line) are nests of their
  * own, once per outer position. false when out of memory or nests. */
@@ -1090,7 +1091,7 @@ static bool add_nest(LycPlan *p, LycNest *x, bool same) {
 static bool rotate_rows(LycPlan *p) {
   int V = p->vlen, line = LINE_BYTES / p->dbytes, n0 = p->nnests;
   bool same = p->src->elem == p->dst->elem;
-  if (p->sbits < 8 || p->dbits < 8 || V != line)
+  if (p->sbits < 8 || p->dbits < 8)
     return true;
   for (int i = 0; i < n0; i++) {
     LycNest x = p->nests[i];
@@ -1114,9 +1115,10 @@ static bool rotate_rows(LycPlan *p) {
     shape_nest(&rot, p, same);
     const LycLoop *rx = &rot.loops[rot.nloops - 1];
     int xg = rot.xg > 1 ? rot.xg : 1;
+    int64_t last = (X.n / V) % xg ? V : (int64_t)V * xg; /* rows of the tile that ends X (repack.c's x_rows) */
     if (rot.inner != LYC_INNER_ZIP || !rot.aligned || rot.ny != 1 || rot.columns || rot.packed || rot.xpad ||
         rot.stage_rows || rot.wide_bits || (rot.xsuper && rot.xsuper < X.n) || memcmp(rx, &X, sizeof X) ||
-        X.n % ((int64_t)V * xg))
+        w > last)
       continue;
     rot.rot = (int)w, rot.rot_ss = R.ss - X.n * X.ss;
     p->nests[i] = rot;

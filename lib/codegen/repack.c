@@ -19,16 +19,18 @@
  * Y position: the rows, then destination padding (zero rows) up to width.
  * A group of xg such tiles (full ones, X chunks side by side) stores its
  * pieces Y position by Y position, so each position's line is written whole
- * by consecutive stores. In a rotated nest (LycNest.rot), the group that
- * ends the X rows has wrap = rot: its last chunk's last wrap rows are the
- * next row's first, read LycNest.rot_ss elements further on (wrap_off). */
+ * by consecutive stores. In a rotated nest (LycNest.rot), the full group or
+ * chunk that ends the X rows has wrap = rot: its last wrap rows are the next
+ * row's first, read LycNest.rot_ss elements further on (wrap_off). */
 typedef struct {
   int xt, rows, yv, width, xg, wrap;
 } Tile;
 
-/* The source offset added to row r of a tile's chunk whose last `wrap` rows
- * wrap (see Tile). */
-static int64_t wrap_off(const LycNest *x, int wrap, int r, int V) { return wrap && r >= V - wrap ? x->rot_ss : 0; }
+/* The source offset added to row `row` of a tile group (chunk c's row r is
+ * c * t.rows + r) for the rows that wrap (see Tile). */
+static int64_t wrap_off(const LycNest *x, Tile t, int64_t row) {
+  return t.wrap && row >= (int64_t)t.xg * t.rows - t.wrap ? x->rot_ss : 0;
+}
 
 /* One of the kernel's Y run functions (run_call) and what its body was
  * made for: the nest's content (same_run_nest), not its address. */
@@ -1002,7 +1004,7 @@ static void deinterleave_tile(Gen *g, int yv, LLVMValueRef so, LLVMValueRef *out
  * for 16 f32). nhwc -> nchw f32 with 20 channels: 304 -> 208 shuffles in
  * the kernel; neither its speed (memory-bound, 73-95 GB/s on the Zen 5)
  * nor its compile time (43-66 ms) changed measurably. */
-static bool narrow_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, int wrap, LLVMValueRef *out) {
+static bool narrow_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, int c, LLVMValueRef *out) {
   const LycLoop *X = &x->loops[x->nloops - 1];
   int V = g->p->vlen, yw = 1 << lyc_log2_ceil(t.yv), k = V / yw;
   if (t.xt != V || t.rows != V || 2 * t.yv > V || k > 8 || g->p->sbits < 8)
@@ -1013,7 +1015,7 @@ static bool narrow_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, int w
   for (int q = 0; q < yw; q++) {
     for (int b = 0; b < k; b++) {
       int row = q * k + b;
-      LLVMValueRef ptr = at(g, g->src, add(g, so, lyc_i64(&g->ir, row * X->ss + wrap_off(x, wrap, row, V))),
+      LLVMValueRef ptr = at(g, g->src, add(g, so, lyc_i64(&g->ir, row * X->ss + wrap_off(x, t, c * V + row))),
                             g->p->sbytes);
       piece[b] = t.yv == yw ? load(g, pt, ptr) : masked_load(g, pt, ptr, yw, t.yv);
     }
@@ -1044,15 +1046,14 @@ static bool narrow_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, int w
 
 /* The converted result vectors of one tile (X rows from so): out[k] holds
  * destination-contiguous runs of xt elements, V/xt Y positions each. */
-static void tile_vectors(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, int wrap, LLVMValueRef *out) {
+static void tile_vectors(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, int c, LLVMValueRef *out) {
   const LycLoop *X = &x->loops[x->nloops - 1], *Yin = &x->loops[x->nloops - 2];
   int V = g->p->vlen;
-  if (x->ny == 1 && t.rows == V && t.yv == Yin->n && t.yv <= 4 && X->ss == Yin->n && g->p->sbits >= 8) {
-    LY_ASSERT(!x->rot); /* rotate_rows: Y longer than 4 */
+  if (x->ny == 1 && t.rows == V && t.yv == Yin->n && t.yv <= 4 && X->ss == Yin->n && g->p->sbits >= 8 && !x->rot) {
     deinterleave_tile(g, t.yv, so, out);
     return;
   }
-  if (narrow_tile(g, x, t, so, wrap, out))
+  if (narrow_tile(g, x, t, so, c, out))
     return;
   bool narrow_first = g->p->dbytes < g->p->sbytes; /* shuffle the narrower elements */
   LLVMTypeRef vt = vec(g->st, V);
@@ -1060,7 +1061,7 @@ static void tile_vectors(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, int 
     if (r >= t.rows)
       out[r] = LLVMConstNull(vt); /* padding rows: zero, and never stored */
     else {
-      LLVMValueRef ptr = src_at(g, so, r * X->ss + wrap_off(x, wrap, r, V));
+      LLVMValueRef ptr = src_at(g, so, r * X->ss + wrap_off(x, t, (int64_t)c * V + r));
       if (x->prefetch && t.yv == V)
         lyc_prefetch(&g->ir, ptr, x->prefetch);
       LY_ASSERT(g->p->sbits >= 8 || t.yv % (8 / g->p->sbits) == 0); /* whole bytes (whole_bytes) */
@@ -1525,14 +1526,14 @@ static bool wide_group(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMVa
   if (db > 1 && g->p->dst->elem != LY_ELEM_BF16) /* measured: f32 -> f16, i32 -> i16 keep the chunks */
     return false;
   if (k < 2 || t.xg % k || t.xt != V || t.rows != V || t.width != V || t.yv != V || g->p->sbits < 8 ||
-      g->p->dbits < 8 || (x->ny == 1 && t.yv == Yin->n && t.yv <= 4 && X->ss == Yin->n)) /* deinterleave_tile */
+      g->p->dbits < 8 || (x->ny == 1 && t.yv == Yin->n && t.yv <= 4 && X->ss == Yin->n && !x->rot)) /* deinterleave_tile */
     return false;
   LLVMTypeRef vt = vec(g->st, V);
   for (int s = 0; s < t.xg; s += k) {
     LLVMValueRef w[64], piece[8];
     for (int r = 0; r < V; r++) {
       for (int c = 0; c < k; c++) {
-        int64_t off = ((int64_t)(s + c) * V + r) * X->ss + wrap_off(x, s + c == t.xg - 1 ? t.wrap : 0, r, V);
+        int64_t off = ((int64_t)(s + c) * V + r) * X->ss + wrap_off(x, t, (int64_t)(s + c) * V + r);
         LLVMValueRef ptr = at(g, g->src, add(g, so, lyc_i64(&g->ir, off)), sb);
         if (x->prefetch)
           lyc_prefetch(&g->ir, ptr, x->prefetch);
@@ -1604,7 +1605,7 @@ static void zip_tile(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMValu
     return;
   LLVMValueRef v[4 * 64];
   for (int c = 0; c < t.xg; c++)
-    tile_vectors(g, x, t, add(g, so, lyc_i64(&g->ir, (int64_t)c * V * X->ss)), c == t.xg - 1 ? t.wrap : 0, v + c * V);
+    tile_vectors(g, x, t, add(g, so, lyc_i64(&g->ir, (int64_t)c * V * X->ss)), c, v + c * V);
   if (x->ny == 1 && Yin->ds == t.width && t.xg == 1)
     store_packed(g, x, v, t, dof, full);
   else
@@ -2052,8 +2053,10 @@ static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVM
     LY_ASSERT(!pn.joined || nrows == X->n);
   }
   LLVMValueRef yes = LLVMConstInt(g->ir.i1, 1, 0), no = LLVMConstInt(g->ir.i1, 0, 0);
-  LY_ASSERT(!x->rot || (ngroups && !nleft && !tail && !pp));
-  int64_t nloop = ngroups - (x->rot != 0); /* the group that ends the rows, whose rows wrap: on its own, after */
+  /* A rotated nest: the group or chunk that ends the rows, whose rows wrap, on its own after the others */
+  LY_ASSERT(!x->rot || (!tail && !pp && (ngroups || nleft)));
+  bool wrap_group = x->rot && !nleft;
+  int64_t nloop = ngroups - wrap_group;
   if (nloop) { /* groups of xg chunks */
     LycLoopIR l;
     LLVMValueRef xc = nloop >= 2 ? lyc_loop_begin(&g->ir, &l, lyc_i64(&g->ir, 0), lyc_i64(&g->ir, nloop), "xc") : NULL;
@@ -2065,7 +2068,7 @@ static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVM
     if (xc)
       lyc_loop_end(&g->ir, &l);
   }
-  if (x->rot) {
+  if (wrap_group) {
     int64_t xl = nloop * V * xg;
     x_piece(g, x, NULL, (Tile){V, V, yv, V, xg, x->rot}, ym, ycount, add(g, so, lyc_i64(&g->ir, xl * X->ss)), dof,
             lyc_i64(&g->ir, xl), y0, yes);
@@ -2073,7 +2076,8 @@ static void x_rows(Gen *g, const LycNest *x, int64_t nrows, int yv, int ym, LLVM
   /* The whole chunks left over after the groups (whole-line pieces only,
    * see x_line_group), one at a time. */
   for (int64_t x0 = ngroups * V * xg; x0 + V <= nrows; x0 += V)
-    x_piece(g, x, pp, (Tile){V, V, yv, V, 1, 0}, ym, ycount, add(g, so, lyc_i64(&g->ir, x0 * X->ss)), dof,
+    x_piece(g, x, pp, (Tile){V, V, yv, V, 1, x0 + V == nrows ? x->rot : 0}, ym, ycount,
+            add(g, so, lyc_i64(&g->ir, x0 * X->ss)), dof,
             lyc_i64(&g->ir, x0), y0, x0 + V < nrows ? no : yes);
   if (tail) {
     int64_t x0 = nrows - tail;
