@@ -1115,10 +1115,11 @@ static bool rotate_rows(LycPlan *p) {
     shape_nest(&rot, p, same);
     const LycLoop *rx = &rot.loops[rot.nloops - 1];
     int xg = rot.xg > 1 ? rot.xg : 1;
-    int64_t last = (X.n / V) % xg ? V : (int64_t)V * xg; /* rows of the tile that ends X (repack.c's x_rows) */
+    /* the rows of the last sweep (repack.c's inner_zip), and of the tile that ends it (x_rows) */
+    int64_t sweep = !rot.xsuper ? X.n : X.n % rot.xsuper ? X.n % rot.xsuper : rot.xsuper;
+    int64_t last = (sweep / V) % xg ? V : (int64_t)V * xg;
     if (rot.inner != LYC_INNER_ZIP || !rot.aligned || rot.ny != 1 || rot.columns || rot.packed || rot.xpad ||
-        rot.stage_rows || rot.wide_bits || (rot.xsuper && rot.xsuper < X.n) || memcmp(rx, &X, sizeof X) ||
-        w > last)
+        rot.stage_rows || rot.wide_bits || memcmp(rx, &X, sizeof X) || sweep % V || w > last)
       continue;
     rot.rot = (int)w, rot.rot_ss = R.ss - X.n * X.ss;
     p->nests[i] = rot;

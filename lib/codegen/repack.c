@@ -2190,11 +2190,20 @@ static void inner_zip(Gen *g, const LycNest *x, LLVMValueRef so, LLVMValueRef do
     return;
   }
   int64_t nsuper = X->n / x->xsuper, rest = X->n % x->xsuper;
+  /* A rotated nest's rows wrap at the end of X only: the super-blocks before
+   * the last sweep take its copy without the rotation. */
+  LycNest unrotated = *x;
+  unrotated.rot = 0, unrotated.rot_ss = 0;
+  bool last_whole = x->rot && !rest;
   LycLoopIR sl;
-  LLVMValueRef xs = open_loop(g, &sl, nsuper, split, "xs");
+  LLVMValueRef xs = open_loop(g, &sl, nsuper - last_whole, split, "xs");
   LLVMValueRef x0 = lyc_mul_const(&g->ir, xs, x->xsuper, "xs0");
-  zip_sweep(g, x, x->xsuper, step(g, so, x0, X->ss), add(g, dof, x0), false);
+  zip_sweep(g, &unrotated, x->xsuper, step(g, so, x0, X->ss), add(g, dof, x0), false);
   lyc_loop_end(&g->ir, &sl);
+  if (last_whole) {
+    int64_t r0 = (nsuper - 1) * x->xsuper;
+    zip_sweep(g, x, x->xsuper, add(g, so, lyc_i64(&g->ir, r0 * X->ss)), add(g, dof, lyc_i64(&g->ir, r0)), split);
+  }
   if (rest) {
     int64_t r0 = nsuper * x->xsuper;
     zip_sweep(g, x, rest, add(g, so, lyc_i64(&g->ir, r0 * X->ss)), add(g, dof, lyc_i64(&g->ir, r0)), split);
