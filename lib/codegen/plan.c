@@ -1056,30 +1056,17 @@ static bool cut_at_line(LycPlan *p, const Levels *lv, DimBoxes *db) {
   return true;
 }
 
-/* Short rows into a destination past a line, where cut_at_line does not
- * cut: a transpose whose X rows are whole lines and follow each other in
- * the destination, one row after the last along a loop R (the Y loop, as
- * nchw -> nhwc's pixels, or the loop right outside it, as abc -> cba's b),
- * each starting s elements past a line. Its X rows are rotated by
- * w = line - s: each row's chunks begin w elements in, so every tile
- * group stores whole lines, and the last w rows of the tile that ends the
- * row (within one tile: its group, or its last chunk when chunks are left
- * over after the groups) are the first w of the next row along R
- * (LycNest.rot, rot_ss; repack.c's wrap_off). The nest then covers all but the last step of R;
- * the first row's first w elements (a partial line), the last row's
- * whole lines and its last s elements (a partial line) are nests of their
- * own, once per outer position. false when out of memory or nests. */
+/* A nest of x's origin and loops alone, to be shaped afresh. */
 static LycNest bare_nest(const LycNest *x) {
   LycNest b = {.src_base = x->src_base, .dst_base = x->dst_base, .nloops = x->nloops};
   memcpy(b.loops, x->loops, (size_t)x->nloops * sizeof *x->loops);
   return b;
 }
 
+/* Appends x, shaped afresh, to p's copies. */
 static bool add_nest(LycPlan *p, LycNest *x, bool same) {
   *x = bare_nest(x);
   shape_nest(x, p, same);
-  if (p->nnests >= LYC_MAX_NESTS)
-    return false;
   LycNest *grown = ly_realloc(p->nests, (size_t)(p->nnests + 1) * sizeof *grown);
   if (!grown)
     return false;
@@ -1088,6 +1075,20 @@ static bool add_nest(LycPlan *p, LycNest *x, bool same) {
   return true;
 }
 
+/* Short rows into a destination past a line, where cut_at_line does not
+ * cut: a transpose whose X rows are whole lines and follow each other in
+ * the destination, one row after the last along a loop R (the Y loop, as
+ * nchw -> nhwc's pixels, or the loop right outside it, as abc -> cba's b),
+ * each starting s elements past a line. Its X rows are rotated by
+ * w = line - s: each row's chunks begin w elements in, so every tile
+ * group stores whole lines, and the last w rows of the tile that ends the
+ * row (its group, or its last chunk when chunks are left over after the
+ * groups; in the last sweep of super-blocks) are the first w of the next
+ * row along R (LycNest.rot, rot_ss; repack.c's wrap_off). The nest then
+ * covers all but the last step of R; the first row's first w elements (a
+ * partial line), the last row's whole lines and its last s elements (a
+ * partial line) are nests of their own, once per outer position. false
+ * when out of memory (the plan is then reset). */
 static bool rotate_rows(LycPlan *p) {
   int V = p->vlen, line = LINE_BYTES / p->dbytes, n0 = p->nnests;
   bool same = p->src->elem == p->dst->elem;
@@ -1119,7 +1120,8 @@ static bool rotate_rows(LycPlan *p) {
     int64_t sweep = !rot.xsuper ? X.n : X.n % rot.xsuper ? X.n % rot.xsuper : rot.xsuper;
     int64_t last = (sweep / V) % xg ? V : (int64_t)V * xg;
     if (rot.inner != LYC_INNER_ZIP || !rot.aligned || rot.ny != 1 || rot.columns || rot.packed || rot.xpad ||
-        rot.stage_rows || rot.wide_bits || memcmp(rx, &X, sizeof X) || sweep % V || w > last)
+        rot.stage_rows || rot.wide_bits || memcmp(rx, &X, sizeof X) || sweep % V || w > last ||
+        p->nnests + 3 > LYC_MAX_NESTS)
       continue;
     rot.rot = (int)w, rot.rot_ss = R.ss - X.n * X.ss;
     p->nests[i] = rot;
