@@ -1078,8 +1078,8 @@ static bool add_nest(LycPlan *p, LycNest *x, bool same) {
 /* Short rows into a destination past a line, where cut_at_line does not
  * cut: a transpose whose X rows are whole lines and follow each other in
  * the destination, one row after the last along a loop R (the Y loop, as
- * nchw -> nhwc's pixels, or the loop right outside it, as abc -> cba's b),
- * each starting s elements past a line. Its X rows are rotated by
+ * nchw -> nhwc's pixels; an outer loop, as abc -> cba's b; a loop of a Y
+ * group, as OIhw16i16o's i), each starting s elements past a line. Its X rows are rotated by
  * w = line - s: each row's chunks begin w elements in, so every tile
  * group stores whole lines, and the last w rows of the tile that ends the
  * row (its group, or its last chunk when chunks are left over after the
@@ -1096,12 +1096,14 @@ static bool rotate_rows(LycPlan *p) {
     return true;
   for (int i = 0; i < n0; i++) {
     LycNest x = p->nests[i];
-    if (x.inner != LYC_INNER_ZIP || x.aligned || x.ny != 1 || x.packed || x.columns || x.xpad || x.nloops < 2)
+    if (x.inner != LYC_INNER_ZIP || x.aligned || x.packed || x.columns || x.xpad || x.nloops < 2)
       continue;
-    int nl = x.nloops;
-    const LycLoop X = x.loops[nl - 1], Y = x.loops[nl - 2];
-    int r = Y.ds == X.n ? nl - 2 : nl >= 3 && x.loops[nl - 3].ds == X.n ? nl - 3 : -1;
-    if (X.ds != 1 || X.n % line || Y.n <= 4 || r < 0 || x.loops[r].n < 3)
+    int nl = x.nloops, r = -1;
+    const LycLoop X = x.loops[nl - 1];
+    for (int l = nl - 2; l >= 0 && r < 0; l--) /* R: the rows follow each other along it */
+      if (x.loops[l].ds == X.n)
+        r = l;
+    if (X.ds != 1 || X.n % line || r < 0 || x.loops[r].n < 3)
       continue;
     int64_t s = (x.dst_base % line + line) % line, w = line - s;
     bool lines = s != 0;
@@ -1119,7 +1121,7 @@ static bool rotate_rows(LycPlan *p) {
     /* the rows of the last sweep (repack.c's inner_zip), and of the tile that ends it (x_rows) */
     int64_t sweep = !rot.xsuper ? X.n : X.n % rot.xsuper ? X.n % rot.xsuper : rot.xsuper;
     int64_t last = (sweep / V) % xg ? V : (int64_t)V * xg;
-    if (rot.inner != LYC_INNER_ZIP || !rot.aligned || rot.ny != 1 || rot.columns || rot.packed || rot.xpad ||
+    if (rot.inner != LYC_INNER_ZIP || !rot.aligned || rot.columns || rot.packed || rot.xpad ||
         rot.stage_rows || rot.wide_bits || memcmp(rx, &X, sizeof X) || sweep % V || w > last ||
         p->nnests + 3 > LYC_MAX_NESTS)
       continue;
