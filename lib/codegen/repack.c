@@ -1526,8 +1526,8 @@ static bool wide_group(Gen *g, const LycNest *x, Tile t, LLVMValueRef so, LLVMVa
   if (db > 1 && g->p->dst->elem != LY_ELEM_BF16) /* measured: f32 -> f16, i32 -> i16 keep the chunks */
     return false;
   if (k < 2 || t.xg % k || t.xt != V || t.rows != V || t.width != V || t.yv != V || g->p->sbits < 8 ||
-      g->p->dbits < 8 || (x->ny == 1 && t.yv == Yin->n && t.yv <= 4 && X->ss == Yin->n && !x->rot)) /* deinterleave_tile */
-    return false;
+      g->p->dbits < 8 || (x->ny == 1 && t.yv == Yin->n && t.yv <= 4 && X->ss == Yin->n && !x->rot))
+    return false; /* (the last: deinterleave_tile's) */
   LLVMTypeRef vt = vec(g->st, V);
   for (int s = 0; s < t.xg; s += k) {
     LLVMValueRef w[64], piece[8];

@@ -4,7 +4,10 @@
  * Each case's destination starts 0, 16, 1 or 48 bytes past a line in turn (the non-temporal and
  * the plain variants), and the 64 bytes either side of it must keep their fill.
  * Layouts are random type strings through lyTypeParse: tiled_layout (with '*', which makes general
- * digits), format tags with blocks, strided with gaps, offsets, negative and zero strides.
+ * digits), format tags with blocks, strided with gaps, offsets, negative and zero strides; and
+ * families of their own: whole-line runs, transposes into rows padded to lines, transposes whose
+ * rows follow each other (acb, cba: rotated into destinations past a line), blocks of fewer
+ * channels than the block.
  * Usage: codegen_random [CASES [SEED]] (a tenth of CASES when LAYOUTC_TEST_QUICK is set, as in the
  * sanitizer run), then a quarter as many sub-byte cases from a stream of their own: i1/i2/i4/f4
  * matrices (and i4/i8/i2 conversions) transposed or in (r,c),(8,1) tiles, which take whole-byte
@@ -318,7 +321,8 @@ static int run_case(LyContext ctx, LyRepacker rep, int c, bool sub_case) {
     int line = 64 / elem_bytes(p->to), kind = pick(3);
     char a[160], b[160];
     if (kind == 2) {
-      rank = 4, dims[0] = 1 + pick(3), dims[1] = 1 + pick(pick(2) ? 3 : 15), dims[2] = 2 + pick(9), dims[3] = 2 + pick(9);
+      rank = 4, dims[0] = 1 + pick(3), dims[1] = 1 + pick(pick(2) ? 3 : 15);
+      dims[2] = 2 + pick(9), dims[3] = 2 + pick(9);
       snprintf(a, sizeof a, "tensor<%dx%dx%dx%dx%s>", dims[0], dims[1], dims[2], dims[3], p->from);
       snprintf(b, sizeof b, "tensor<%dx%dx%dx%dx%s, \"nChw%dc\">", dims[0], dims[1], dims[2], dims[3], p->to,
                4 << pick(3));
