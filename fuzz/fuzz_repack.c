@@ -7,7 +7,10 @@
  * lyTypeGetOffset says and leave every other bit zero, and the kernel (1 to 3
  * threads, a 64-byte aligned and a misaligned destination, which select the
  * non-temporal and the plain variant) must write exactly the interpreter's
- * bytes. FUZZ_VERBOSE=1 prints the pair. */
+ * bytes. A last input byte may plan every repack past the non-temporal
+ * threshold (and cut rows of any length): the kernel then also runs on
+ * destinations 16 and 48 bytes past a line, the variants for those.
+ * FUZZ_VERBOSE=1 prints the pair. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,20 +96,31 @@ static uint8_t *garbage_dst(Buffers *x, int misalign) {
 /* Runs the kernel on `threads` threads into a garbage-filled destination
  * at each alignment; every byte must equal ref. */
 static void check_kernel(LyContext ctx, LyType src, LyType dst, int threads, Buffers *x, const uint8_t *ref,
-                         const Text *ts, const Text *td) {
+                         const Text *ts, const Text *td, int mode) {
+  if (mode) /* read by the repacker's target when it is created */
+    setenv("LAYOUTC_NT_THRESHOLD", "0", 1);
+  if (mode == 2)
+    setenv("LAYOUTC_CUT_ROW_BYTES", "0", 1);
   LyRepacker r = lyRepackerCreate(ctx);
+  unsetenv("LAYOUTC_NT_THRESHOLD"), unsetenv("LAYOUTC_CUT_ROW_BYTES");
+  static const int offsets[] = {0, 1, 16, 48};
   LyRepackKernel k = lyRepackerIsNull(r) ? (LyRepackKernel){NULL} : lyRepackKernelGet(r, src, dst, threads);
   if (lyRepackKernelIsNull(k))
     fz_fail("%s -> %s: the interpreter accepts the pair, the JIT does not", ts->s, td->s);
-  for (int misalign = 0; misalign < 2; misalign++) {
+  for (int m = 0; m < (mode ? 4 : 2); m++) {
+    int misalign = offsets[m];
     uint8_t *got = garbage_dst(x, misalign);
     if (lyRepackRun(k, x->in, got) != LY_OK)
       fz_fail("%s -> %s: the kernel fails", ts->s, td->s);
     for (int64_t i = 0; i < x->out_bytes; i++)
       if (got[i] != ref[i])
-        fz_fail("%s -> %s (%s, %d threads, %s dst): byte %lld is 0x%02x, the interpreter's 0x%02x", ts->s, td->s,
-                lyRepackKernelIsCompiled(k) ? "compiled" : "interpreted", threads,
-                misalign ? "misaligned" : "aligned", (long long)i, got[i], ref[i]);
+        fz_fail("%s -> %s (%s, %d threads, dst %d bytes off%s): byte %lld is 0x%02x, the interpreter's 0x%02x", ts->s,
+                td->s, lyRepackKernelIsCompiled(k) ? "compiled" : "interpreted", threads, misalign,
+                mode ? ", all non-temporal" : "", (long long)i, got[i], ref[i]);
+    for (int64_t i = 0; i < x->out_bytes + 64; i++) /* and nothing outside it */
+      if ((i < misalign || i >= misalign + x->out_bytes) && x->buf[i] != x->garbage[i % 64])
+        fz_fail("%s -> %s (%d threads, dst %d bytes off): byte %lld outside the destination written", ts->s, td->s,
+                threads, misalign, (long long)(i - misalign));
   }
   lyRepackerDestroy(r);
 }
@@ -149,11 +163,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   x.buf = aligned_alloc(64, ((size_t)out_bytes + 128) & ~(size_t)63);
   for (int64_t i = 0; i < in_bytes; i++)
     in[i] = (uint8_t)(i * 131 + 7 + pick(&b, 256));
+  int mode = pick(&b, 3); /* 0 (and inputs that end before): the default thresholds */
   memcpy(ref, garbage_dst(&x, 0), (size_t)out_bytes);
   if (lyRepackInterpret(ctx, src, dst, in, ref) == LY_OK) {
     occupied_bits(dst, occ);
     check_holes(ref, occ, out_bytes, "the interpreter", &ts, &td);
-    check_kernel(ctx, src, dst, threads, &x, ref, &ts, &td);
+    check_kernel(ctx, src, dst, threads, &x, ref, &ts, &td, mode);
   }
   free(in);
   free(ref);
