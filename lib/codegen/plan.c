@@ -735,6 +735,17 @@ static void shape_nest(LycNest *x, const LycPlan *p, bool same) {
   }
 }
 
+/* Shapes x and appends it to a list of nests. false when out of memory. */
+static bool push_nest(LycNest **list, int *count, LycNest *x, const LycPlan *p, bool same) {
+  shape_nest(x, p, same);
+  LycNest *grown = ly_realloc(*list, (size_t)(*count + 1) * sizeof *grown);
+  if (!grown)
+    return false;
+  *list = grown;
+  grown[(*count)++] = *x;
+  return true;
+}
+
 /* Appends the product of per-dim box lists as nests to the plan's copies,
  * with origins offset by the layouts' base offsets (before shaping:
  * alignment depends on them), or to its padding nests (zero: base 0, see
@@ -759,12 +770,8 @@ static bool product_nests(const DimBoxes *db, int rank, LycPlan *p, bool zero) {
       memcpy(x.loops + x.nloops, b->loops, b->nloops * sizeof *b->loops);
       x.nloops += b->nloops;
     }
-    shape_nest(&x, p, !zero && p->src->elem == p->dst->elem);
-    LycNest *grown = ly_realloc(*list, (size_t)(*count + 1) * sizeof *grown);
-    if (!grown)
+    if (!push_nest(list, count, &x, p, !zero && p->src->elem == p->dst->elem))
       return false;
-    *list = grown;
-    grown[(*count)++] = x;
   }
   return true;
 }
@@ -1066,22 +1073,16 @@ static LycNest bare_nest(const LycNest *x) {
 /* Appends x, shaped afresh, to p's copies. */
 static bool add_nest(LycPlan *p, LycNest *x, bool same) {
   *x = bare_nest(x);
-  shape_nest(x, p, same);
-  LycNest *grown = ly_realloc(p->nests, (size_t)(p->nnests + 1) * sizeof *grown);
-  if (!grown)
-    return false;
-  p->nests = grown;
-  p->nests[p->nnests++] = *x;
-  return true;
+  return push_nest(&p->nests, &p->nnests, x, p, same);
 }
 
 /* Short rows into a destination past a line, where cut_at_line does not
  * cut: a transpose whose X rows are whole lines and follow each other in
  * the destination, one row after the last along a loop R (the Y loop, as
  * nchw -> nhwc's pixels; an outer loop, as abc -> cba's b; a loop of a Y
- * group, as OIhw16i16o's i), each starting s elements past a line. Its X rows are rotated by
- * w = line - s: each row's chunks begin w elements in, so every tile
- * group stores whole lines, and the last w rows of the tile that ends the
+ * group, as OIhw16i16o's i), each starting s elements past a line. Its X
+ * rows are rotated by w = line - s: each row's chunks begin w elements in,
+ * so every tile group stores whole lines, and the last w rows of the tile that ends the
  * row (its group, or its last chunk when chunks are left over after the
  * groups; in the last sweep of super-blocks) are the first w of the next
  * row along R (LycNest.rot, rot_ss; repack.c's wrap_off). The nest then
